@@ -1,0 +1,24 @@
+{
+  "targets": [
+    {
+      "target_name": "noshell",
+      "sources": [
+        "native/spawn.c",
+        "native/child.c",
+        "native/watch.cc",
+        "native/addon.cc"
+      ],
+      "include_dirs": [
+        "<!(node -p \"require('node-addon-api').include_dir\")"
+      ],
+      "defines": [
+        "NAPI_VERSION=8",
+        "NAPI_DISABLE_CPP_EXCEPTIONS",
+        "NODE_ADDON_API_DISABLE_DEPRECATED"
+      ],
+      "cflags": ["-Wall", "-Wextra", "-O2"],
+      "cflags_c": ["-std=gnu11"],
+      "cflags_cc": ["-std=gnu++17"]
+    }
+  ]
+}

@@ -1,0 +1,153 @@
+// N-API glue: converts the typed request from src/binding.ts into a
+// noshell_spawn_t, starts the child and its exit watch. Validation and policy
+// live in TypeScript; this file trusts the shapes binding.ts guarantees but
+// still refuses anything that would make it read out of bounds.
+#include <napi.h>
+
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "spawn.h"
+#include "watch.h"
+
+namespace noshell {
+namespace {
+
+// Strings copied out of JS, plus the NULL-terminated char* array execve wants.
+class StringList {
+ public:
+  bool Load(Napi::Env env, Napi::Value value) {
+    if (!value.IsArray()) return false;
+    Napi::Array arr = value.As<Napi::Array>();
+    uint32_t n = arr.Length();
+    strings_.resize(n);
+    ptrs_.resize(n + 1);
+    for (uint32_t i = 0; i < n; i++) {
+      napi_value item;
+      if (napi_get_element(env, arr, i, &item) != napi_ok ||
+          !CopyString(env, item, &strings_[i]))
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) ptrs_[i] = &strings_[i][0];
+    ptrs_[n] = nullptr;
+    return true;
+  }
+  char* const* data() { return ptrs_.data(); }
+
+  static bool CopyString(napi_env env, napi_value v, std::string* out) {
+    size_t len = 0;
+    if (napi_get_value_string_utf8(env, v, nullptr, 0, &len) != napi_ok)
+      return false;
+    out->resize(len);
+    return napi_get_value_string_utf8(env, v, &(*out)[0], len + 1, &len) ==
+           napi_ok;
+  }
+
+ private:
+  std::vector<std::string> strings_;
+  std::vector<char*> ptrs_;
+};
+
+bool OptionalString(napi_env env, Napi::Value v, std::string* out,
+                    const char** ptr) {
+  if (v.IsNull() || v.IsUndefined()) {
+    *ptr = nullptr;
+    return true;
+  }
+  if (!v.IsString() || !StringList::CopyString(env, v, out)) return false;
+  *ptr = out->c_str();
+  return true;
+}
+
+// spawn(file, argv, envp|null, searchPath|null, cwd|null, stdio: Int32Array(6),
+//       flags, uid, gid, method, onExit, out: Int32Array(6)) -> External|undefined
+// out receives [errno, step, pid, fd0, fd1, fd2]; errno 0 means started.
+Napi::Value Spawn(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 12 || !info[0].IsString() || !info[5].IsTypedArray() ||
+      !info[6].IsNumber() || !info[7].IsNumber() || !info[8].IsNumber() ||
+      !info[9].IsNumber() || !info[10].IsFunction() ||
+      !info[11].IsTypedArray()) {
+    Napi::TypeError::New(env, "noshell: bad arguments to native spawn")
+        .ThrowAsJavaScriptException();
+    return Napi::Value();
+  }
+  Napi::Int32Array stdio = info[5].As<Napi::Int32Array>();
+  Napi::Int32Array out = info[11].As<Napi::Int32Array>();
+  if (stdio.TypedArrayType() != napi_int32_array || stdio.ElementLength() != 6 ||
+      out.TypedArrayType() != napi_int32_array || out.ElementLength() != 6) {
+    Napi::TypeError::New(env, "noshell: stdio/out must be Int32Array(6)")
+        .ThrowAsJavaScriptException();
+    return Napi::Value();
+  }
+
+  std::string file, search_path, cwd;
+  StringList argv, envp;
+  noshell_spawn_t req = {};
+  bool ok = StringList::CopyString(env, info[0], &file) &&
+            argv.Load(env, info[1]) &&
+            OptionalString(env, info[3], &search_path, &req.search_path) &&
+            OptionalString(env, info[4], &cwd, &req.cwd);
+  if (ok && !(info[2].IsNull() || info[2].IsUndefined()))
+    ok = envp.Load(env, info[2]);
+  if (!ok) {
+    Napi::TypeError::New(env, "noshell: bad strings in native spawn")
+        .ThrowAsJavaScriptException();
+    return Napi::Value();
+  }
+
+  req.file = file.c_str();
+  req.argv = argv.data();
+  req.envp = (info[2].IsNull() || info[2].IsUndefined()) ? nullptr : envp.data();
+  for (int i = 0; i < 3; i++) {
+    req.stdio[i].kind = static_cast<noshell_stdio_kind_t>(stdio[i * 2]);
+    req.stdio[i].fd = stdio[i * 2 + 1];
+  }
+  req.flags = info[6].As<Napi::Number>().Uint32Value();
+  req.uid = info[7].As<Napi::Number>().Uint32Value();
+  req.gid = info[8].As<Napi::Number>().Uint32Value();
+  req.method = static_cast<noshell_method_t>(
+      info[9].As<Napi::Number>().Int32Value());
+
+  noshell_child_t child;
+  int err = noshell_spawn(&req, &child);
+  out[0] = err;
+  out[1] = child.step;
+  out[2] = child.pid;
+  out[3] = child.fds[0];
+  out[4] = child.fds[1];
+  out[5] = child.fds[2];
+  if (err != 0) return env.Undefined();
+  Napi::Value watch = WatchChild(env, child.pid, info[10].As<Napi::Function>());
+  if (watch.IsEmpty()) {
+    // The child was killed and reaped; its pipes must not outlive it.
+    for (int i = 0; i < 3; i++) {
+      if (child.fds[i] >= 0) close(child.fds[i]);
+      out[3 + i] = -1;
+    }
+  }
+  return watch;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  Napi::Array steps = Napi::Array::New(env, NOSHELL_STEP_COUNT);
+  for (uint32_t i = 0; i < NOSHELL_STEP_COUNT; i++)
+    steps[i] = Napi::String::New(
+        env, noshell_step_name(static_cast<noshell_step_t>(i)));
+  exports["spawn"] = Napi::Function::New(env, Spawn, "spawn");
+  exports["ref"] = Napi::Function::New(env, WatchRef, "ref");
+  exports["unref"] = Napi::Function::New(env, WatchUnref, "unref");
+  exports["steps"] = steps;
+  return exports;
+}
+
+}  // namespace
+}  // namespace noshell
+
+static Napi::Object InitNoshell(Napi::Env env, Napi::Object exports) {
+  return noshell::Init(env, exports);
+}
+
+NODE_API_MODULE(noshell, InitNoshell)

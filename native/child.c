@@ -1,0 +1,211 @@
+/* The clone(CLONE_VM|CLONE_VFORK) and fork() paths.
+ *
+ * The child shares the parent's memory (clone) or is a copy of a threaded
+ * process (fork): either way it may only make system calls until execve().
+ * glibc's setuid()/setgid()/setgroups() broadcast to every thread of the
+ * process (SIGSETXID), which would reach the parent's threads from a CLONE_VM
+ * child, so credentials change through raw syscall(). */
+#define _GNU_SOURCE
+#include "spawn.h"
+#include "spawn-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+#define CHILD_STACK_SIZE (64 * 1024)
+
+typedef struct {
+  const noshell_spawn_t* req;
+  const char* path;
+  const int* src;
+  int err_fd;          /* fork: CLOEXEC pipe for {errno, step}; else -1 */
+  volatile int err;    /* clone: written by the child, read after it execs */
+  volatile int step;
+} child_ctx_t;
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NO_SANITIZE __attribute__((no_sanitize_address))
+#endif
+#endif
+#if !defined(NO_SANITIZE) && defined(__SANITIZE_ADDRESS__)
+#define NO_SANITIZE __attribute__((no_sanitize_address))
+#endif
+#ifndef NO_SANITIZE
+#define NO_SANITIZE
+#endif
+
+NO_SANITIZE static void child_fail(child_ctx_t* ctx, noshell_step_t step) {
+  int msg[2];
+  msg[0] = errno;
+  msg[1] = (int) step;
+  ctx->err = msg[0];
+  ctx->step = msg[1];
+  if (ctx->err_fd >= 0) {
+    ssize_t n;
+    do
+      n = write(ctx->err_fd, msg, sizeof(msg));
+    while (n < 0 && errno == EINTR);
+  }
+  _exit(127);
+}
+
+/* close_range() skipping one fd (the fork error pipe), with a fallback loop
+ * for kernels before 5.9. */
+NO_SANITIZE static void close_from(int lowfd, int keep) {
+#ifdef SYS_close_range
+  if (keep < lowfd) {
+    if (syscall(SYS_close_range, lowfd, ~0U, 0) == 0) return;
+  } else if ((keep == lowfd ||
+              syscall(SYS_close_range, lowfd, keep - 1, 0) == 0) &&
+             syscall(SYS_close_range, keep + 1, ~0U, 0) == 0) {
+    return;
+  }
+#endif
+  {
+    long max = sysconf(_SC_OPEN_MAX);
+    int fd;
+    if (max < 0 || max > 65536) max = 65536;
+    for (fd = lowfd; fd < max; fd++)
+      if (fd != keep) close(fd);
+  }
+}
+
+NO_SANITIZE static int child_main(void* arg) {
+  child_ctx_t* ctx = (child_ctx_t*) arg;
+  const noshell_spawn_t* req = ctx->req;
+  struct sigaction dfl;
+  sigset_t none;
+  int sig;
+  int i;
+
+  /* Every handler back to SIG_DFL before any signal is unblocked: a handler
+   * of the parent's running in a CLONE_VM child would run on shared memory.
+   * This also turns Node's SIG_IGN for SIGPIPE back into SIG_DFL. */
+  memset(&dfl, 0, sizeof(dfl));
+  dfl.sa_handler = SIG_DFL;
+  for (sig = 1; sig < NSIG; sig++) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    sigaction(sig, &dfl, NULL); /* EINVAL for glibc's internal ones: fine */
+  }
+
+  if ((req->flags & NOSHELL_NEW_PGROUP) && setpgid(0, 0) != 0)
+    child_fail(ctx, NOSHELL_STEP_SETPGID);
+
+  for (i = 0; i < 3; i++) {
+    if (ctx->src[i] == i) {
+      /* Inheriting: make sure it survives execve(). */
+      int fl = fcntl(i, F_GETFD);
+      if (fl < 0 || ((fl & FD_CLOEXEC) && fcntl(i, F_SETFD, fl & ~FD_CLOEXEC)))
+        child_fail(ctx, NOSHELL_STEP_DUP2);
+    } else if (dup2(ctx->src[i], i) < 0) {
+      child_fail(ctx, NOSHELL_STEP_DUP2);
+    }
+  }
+  close_from(3, ctx->err_fd);
+
+  if (req->cwd != NULL && chdir(req->cwd) != 0)
+    child_fail(ctx, NOSHELL_STEP_CHDIR);
+
+  if (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID)) {
+    /* Drop supplementary groups first; EPERM means we may not, and then the
+     * setgid/setuid below fail with a clearer step anyway. */
+    if (syscall(SYS_setgroups, 0, NULL) != 0 && errno != EPERM)
+      child_fail(ctx, NOSHELL_STEP_SETGROUPS);
+    if ((req->flags & NOSHELL_SET_GID) && syscall(SYS_setgid, req->gid) != 0)
+      child_fail(ctx, NOSHELL_STEP_SETGID);
+    if ((req->flags & NOSHELL_SET_UID) && syscall(SYS_setuid, req->uid) != 0)
+      child_fail(ctx, NOSHELL_STEP_SETUID);
+  }
+
+  sigemptyset(&none);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, NSIG / 8);
+
+  execve(ctx->path, req->argv, req->envp != NULL ? req->envp : environ);
+  child_fail(ctx, NOSHELL_STEP_EXEC);
+  return 127;
+}
+
+static void reap(pid_t pid) {
+  int status;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
+                        const stdio_plan_t* plan, noshell_child_t* child,
+                        int use_fork) {
+  /* CLONE_VFORK suspends us until the child execs or exits, so the child can
+   * run on a stack carved out of this frame (as musl's posix_spawn does). */
+  char stack[CHILD_STACK_SIZE] __attribute__((aligned(16)));
+  child_ctx_t ctx;
+  sigset_t all, old;
+  int errpipe[2] = {-1, -1};
+  pid_t pid;
+  int err = 0;
+
+  ctx.req = req;
+  ctx.path = path;
+  ctx.src = plan->src;
+  ctx.err_fd = -1;
+  ctx.err = 0;
+  ctx.step = NOSHELL_STEP_NONE;
+
+  if (use_fork) {
+    if (pipe2(errpipe, O_CLOEXEC) != 0) {
+      child->step = NOSHELL_STEP_PIPE;
+      return errno;
+    }
+    ctx.err_fd = errpipe[1];
+  }
+
+  /* Block everything (raw syscall: glibc's wrappers leave its internal
+   * signals unblocked) so nothing runs a handler in the child before
+   * child_main() has reset them. */
+  sigfillset(&all);
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, NSIG / 8);
+  if (use_fork) {
+    pid = fork();
+    if (pid == 0) child_main(&ctx);
+  } else {
+    pid = clone(child_main, stack + sizeof(stack),
+                CLONE_VM | CLONE_VFORK | SIGCHLD, &ctx);
+  }
+  if (pid < 0) err = errno;
+  syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, NSIG / 8);
+
+  if (pid < 0) {
+    child->step = NOSHELL_STEP_CLONE;
+  } else if (use_fork) {
+    int msg[2];
+    ssize_t n;
+    close(errpipe[1]);
+    errpipe[1] = -1;
+    /* EOF: execve() closed the CLOEXEC pipe, the child runs the program. */
+    do
+      n = read(errpipe[0], msg, sizeof(msg));
+    while (n < 0 && errno == EINTR);
+    if (n == (ssize_t) sizeof(msg)) {
+      err = msg[0];
+      child->step = (noshell_step_t) msg[1];
+      reap(pid);
+    }
+  } else if (ctx.err != 0) {
+    err = ctx.err;
+    child->step = (noshell_step_t) ctx.step;
+    reap(pid);
+  }
+
+  if (errpipe[0] >= 0) close(errpipe[0]);
+  if (errpipe[1] >= 0) close(errpipe[1]);
+  if (err == 0) child->pid = pid;
+  return err;
+}

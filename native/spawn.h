@@ -1,0 +1,95 @@
+/* noshell spawning core: plain C, no N-API.
+ *
+ * noshell_spawn() builds a child from a request and starts it with
+ * posix_spawn, clone(CLONE_VM|CLONE_VFORK) or fork. It returns 0 or an errno
+ * value and names the failing step; it never leaves an fd or a process behind
+ * when it fails.
+ */
+#ifndef NOSHELL_SPAWN_H_
+#define NOSHELL_SPAWN_H_
+
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  NOSHELL_METHOD_AUTO = 0,
+  NOSHELL_METHOD_POSIX_SPAWN = 1,
+  NOSHELL_METHOD_VFORK = 2,
+  NOSHELL_METHOD_FORK = 3
+} noshell_method_t;
+
+typedef enum {
+  NOSHELL_STDIO_PIPE = 0,    /* new pipe; the parent gets the other end */
+  NOSHELL_STDIO_IGNORE = 1,  /* /dev/null */
+  NOSHELL_STDIO_INHERIT = 2, /* the parent's fd with the same number */
+  NOSHELL_STDIO_FD = 3,      /* the caller's fd (req->stdio[i].fd) */
+  NOSHELL_STDIO_STDOUT = 4   /* stderr only: whatever stdout became (2>&1) */
+} noshell_stdio_kind_t;
+
+typedef struct {
+  noshell_stdio_kind_t kind;
+  int fd;
+} noshell_stdio_t;
+
+enum {
+  NOSHELL_NEW_PGROUP = 1, /* child leads its own process group */
+  NOSHELL_SET_UID = 2,
+  NOSHELL_SET_GID = 4
+};
+
+/* Steps that can fail; noshell_step_name() gives their names. */
+typedef enum {
+  NOSHELL_STEP_NONE = 0,
+  NOSHELL_STEP_VALIDATE,
+  NOSHELL_STEP_RESOLVE,  /* PATH search */
+  NOSHELL_STEP_STDIO,    /* a caller's fd is not open */
+  NOSHELL_STEP_PIPE,
+  NOSHELL_STEP_DEVNULL,
+  NOSHELL_STEP_ATTR,     /* posix_spawn attr/file actions setup */
+  NOSHELL_STEP_CLONE,    /* the clone/fork/posix_spawn call itself */
+  NOSHELL_STEP_SETPGID,
+  NOSHELL_STEP_DUP2,
+  NOSHELL_STEP_CHDIR,
+  NOSHELL_STEP_SETGROUPS,
+  NOSHELL_STEP_SETGID,
+  NOSHELL_STEP_SETUID,
+  NOSHELL_STEP_EXEC,
+  NOSHELL_STEP_COUNT
+} noshell_step_t;
+
+typedef struct {
+  const char* file;          /* program; searched in search_path if no '/' */
+  char* const* argv;         /* NULL-terminated; argv[0] may differ (argv0) */
+  char* const* envp;         /* NULL-terminated; NULL means the parent's environ */
+  const char* search_path;   /* PATH to search; NULL means "/usr/bin:/bin" */
+  const char* cwd;           /* NULL: the parent's */
+  noshell_stdio_t stdio[3];
+  unsigned flags;
+  uid_t uid;
+  gid_t gid;
+  noshell_method_t method;
+} noshell_spawn_t;
+
+typedef struct {
+  pid_t pid;
+  int fds[3];                /* the parent's ends of pipes, or -1 */
+  noshell_method_t method;   /* the method actually used */
+  noshell_step_t step;       /* on failure: the step that failed */
+} noshell_child_t;
+
+int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child);
+const char* noshell_step_name(noshell_step_t step);
+
+/* Resolve req->file against search_path the way execvp would, without the
+ * ENOEXEC fallback to /bin/sh. Writes into buf (size len). Returns 0 or errno. */
+int noshell_resolve(const char* file, const char* search_path,
+                    char* buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NOSHELL_SPAWN_H_ */
