@@ -1,0 +1,111 @@
+// Errors shaped like Node's own: code, errno, syscall, path, spawnargs.
+import os from 'node:os';
+import type { ExitStatus } from './status';
+
+const errnoNames = new Map<number, string>(
+  Object.entries(os.constants.errno).map(([name, n]) => [n, name]),
+);
+
+/** Name of an errno value ('ENOENT'), or 'E<n>' when unknown. */
+export function errnoName(errno: number): string {
+  return errnoNames.get(errno) ?? `E${errno}`;
+}
+
+const explanations: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  ENOEXEC: 'not an executable format (a script without #! line?)',
+  E2BIG: 'argument list and environment too long',
+  ENOTDIR: 'a path component is not a directory',
+  ENAMETOOLONG: 'name too long',
+  ELOOP: 'too many symbolic links',
+  EPERM: 'operation not permitted',
+  EBADF: 'bad file descriptor',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files in system',
+  EAGAIN: 'resource temporarily unavailable',
+  ENOMEM: 'out of memory',
+  ETXTBSY: 'text file busy',
+  EISDIR: 'is a directory',
+};
+
+/** The program could not be started; nothing runs. */
+export class SpawnError extends Error {
+  /** 'ENOENT', 'EACCES', … */
+  readonly code: string;
+  /** Negative errno, as in Node's errors. */
+  readonly errno: number;
+  /** 'spawn <file>', as in Node. */
+  readonly syscall: string;
+  readonly path: string;
+  readonly spawnargs: string[];
+  /** What failed: 'resolve' (PATH search), 'execve', 'chdir', 'setuid', 'pipe2', … */
+  readonly step: string;
+  readonly cwd: string | undefined;
+
+  constructor(errno: number, step: string, file: string, args: readonly string[], cwd?: string) {
+    const code = errnoName(errno);
+    const where = step === 'chdir' ? ` (cwd ${JSON.stringify(cwd)})` : '';
+    const why = explanations[code] ?? 'failed';
+    super(`spawn ${file} ${code}: ${why} at ${step}${where}`);
+    this.name = 'SpawnError';
+    this.code = code;
+    this.errno = -errno;
+    this.syscall = `spawn ${file}`;
+    this.path = file;
+    this.spawnargs = [...args];
+    this.step = step;
+    this.cwd = cwd;
+  }
+}
+
+/** What exec/execFile reject with: the whole result is on the error. */
+export class ExecError extends Error {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly timedOut: boolean;
+  readonly aborted: boolean;
+  readonly maxBufferExceeded: 'stdout' | 'stderr' | null;
+  readonly stdout: string | Buffer;
+  readonly stderr: string | Buffer;
+  readonly command: string;
+  readonly result: ExitStatus & { stdout: string | Buffer; stderr: string | Buffer };
+
+  constructor(message: string, result: ExecErrorResult) {
+    super(message, result.abortReason !== undefined ? { cause: result.abortReason } : undefined);
+    this.name = 'ExecError';
+    this.exitCode = result.exitCode;
+    this.signal = result.signal;
+    this.timedOut = result.timedOut;
+    this.aborted = result.aborted;
+    this.maxBufferExceeded = result.maxBufferExceeded;
+    this.stdout = result.stdout;
+    this.stderr = result.stderr;
+    this.command = result.command;
+    this.result = result;
+  }
+}
+
+export interface ExecErrorResult extends ExitStatus {
+  stdout: string | Buffer;
+  stderr: string | Buffer;
+  command: string;
+  maxBufferExceeded: 'stdout' | 'stderr' | null;
+  abortReason?: unknown;
+}
+
+/** A command string needs /bin/sh and the `shell` option does not allow it. */
+export class ShellSyntaxError extends Error {
+  readonly reasons: string[];
+  readonly command: string;
+
+  constructor(command: string, reasons: readonly string[]) {
+    super(
+      `command needs a shell (${reasons.join(', ')}): ${JSON.stringify(command)}; ` +
+        `pass an argv array, or shell: 'auto' to run it with /bin/sh`,
+    );
+    this.name = 'ShellSyntaxError';
+    this.reasons = [...reasons];
+    this.command = command;
+  }
+}

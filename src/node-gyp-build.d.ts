@@ -1,0 +1,4 @@
+declare module 'node-gyp-build' {
+  function load(dir: string): unknown;
+  export = load;
+}

@@ -1,0 +1,246 @@
+// Spawn options: the public types, and their validation into what the native
+// side takes. Everything is checked here, before anything is spawned.
+import { isMainThread } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { NativeFlag, NativeMethod, NativeStdio } from './binding';
+import { signalNumber } from './status';
+
+export type StdioOption = 'pipe' | 'ignore' | 'inherit' | number;
+export type SpawnMethod = 'auto' | 'posix_spawn' | 'vfork' | 'fork';
+export type Signal = NodeJS.Signals | number;
+
+export interface SpawnOptions {
+  /** Working directory of the child. */
+  cwd?: string | URL;
+  /** Environment variables; with extendEnv (default) merged over process.env.
+   * An undefined value removes the variable. */
+  env?: Readonly<Record<string, string | undefined>>;
+  extendEnv?: boolean;
+  /** argv[0] seen by the child (default: file as given). */
+  argv0?: string;
+  stdin?: StdioOption;
+  stdout?: StdioOption;
+  /** 'stdout' sends stderr where stdout goes (2>&1). */
+  stderr?: StdioOption | 'stdout';
+  /** ms; then killSignal to the child's process group. 0 or undefined: none. */
+  timeout?: number;
+  killSignal?: Signal;
+  /** ms after killSignal (timeout/abort) before SIGKILL; default 5000, 0 disables. */
+  forceKillAfter?: number;
+  signal?: AbortSignal;
+  /** Child leads its own process group, so timeouts reach grandchildren (default true). */
+  processGroup?: boolean;
+  uid?: number;
+  gid?: number;
+  /** 'auto' (default) takes posix_spawn, or vfork when uid/gid are set. 'fork' is for benchmarks. */
+  method?: SpawnMethod;
+}
+
+/** What spawn() hands to the native side, already checked. */
+export interface NormalizedSpawn {
+  file: string;
+  argv: string[];
+  envp: string[] | null;
+  searchPath: string | null;
+  cwd: string | null;
+  stdio: Int32Array;
+  flags: number;
+  uid: number;
+  gid: number;
+  method: NativeMethod;
+  timeout: number;
+  killSignal: number;
+  forceKillAfter: number;
+  signal: AbortSignal | undefined;
+  processGroup: boolean;
+}
+
+const spawnKeys = new Set([
+  'cwd', 'env', 'extendEnv', 'argv0', 'stdin', 'stdout', 'stderr', 'timeout', 'killSignal',
+  'forceKillAfter', 'signal', 'processGroup', 'uid', 'gid', 'method',
+]);
+
+const methods: Record<string, NativeMethod> = {
+  auto: NativeMethod.Auto,
+  posix_spawn: NativeMethod.PosixSpawn,
+  vfork: NativeMethod.Vfork,
+  fork: NativeMethod.Fork,
+};
+
+const SIGTERM = 15;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const DEFAULT_FORCE_KILL_AFTER = 5000;
+
+/** Throws TypeError for unknown keys; `extra` lists keys of wrapping APIs. */
+export function checkOptionKeys(options: object, api: string, extra?: ReadonlySet<string>): void {
+  for (const key of Object.keys(options)) {
+    if (!spawnKeys.has(key) && !(extra?.has(key))) {
+      throw new TypeError(`${api}: unknown option ${JSON.stringify(key)}`);
+    }
+  }
+}
+
+export function checkString(value: unknown, what: string): string {
+  if (typeof value !== 'string') {
+    throw new TypeError(`${what} must be a string, got ${describe(value)}`);
+  }
+  if (value.includes('\0')) {
+    throw new TypeError(`${what} must not contain NUL bytes: ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+function checkMs(value: unknown, option: string): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new TypeError(`${option} must be a number of milliseconds, got ${describe(value)}`);
+  }
+  if (value < 0) throw new RangeError(`${option} must not be negative, got ${value}`);
+  // Node's timers turn anything above 2^31-1 into 1 ms; Infinity means never.
+  if (value > MAX_TIMER_MS && value !== Infinity) {
+    throw new RangeError(`${option} must be at most ${MAX_TIMER_MS} ms or Infinity, got ${value}`);
+  }
+  return value === Infinity ? 0 : value;
+}
+
+function checkId(value: unknown, option: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xfffffffe) {
+    throw new TypeError(`${option} must be a non-negative integer id, got ${describe(value)}`);
+  }
+  return value;
+}
+
+function stdioKind(value: unknown, i: number, out: Int32Array): void {
+  const name = ['stdin', 'stdout', 'stderr'][i];
+  let kind: NativeStdio;
+  let fd = -1;
+  if (value === undefined || value === 'pipe') kind = NativeStdio.Pipe;
+  else if (value === 'ignore') kind = NativeStdio.Ignore;
+  else if (value === 'inherit') kind = NativeStdio.Inherit;
+  else if (value === 'stdout' && i === 2) kind = NativeStdio.Stdout;
+  else if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0x7fffffff) {
+    kind = NativeStdio.Fd;
+    fd = value;
+  } else {
+    const allowed = i === 2 ? "'pipe', 'ignore', 'inherit', 'stdout' or an fd" : "'pipe', 'ignore', 'inherit' or an fd";
+    throw new TypeError(`${name} must be ${allowed}, got ${describe(value)}`);
+  }
+  out[i * 2] = kind;
+  out[i * 2 + 1] = fd;
+}
+
+function buildEnv(
+  env: SpawnOptions['env'],
+  extendEnv: boolean,
+): { envp: string[] | null; searchPath: string | null } {
+  if (env === undefined && extendEnv && isMainThread) {
+    // The real environ is process.env on the main thread: no copy needed.
+    return { envp: null, searchPath: process.env.PATH ?? null };
+  }
+  if (env !== undefined && (env === null || typeof env !== 'object' || Array.isArray(env))) {
+    throw new TypeError(`env must be an object of strings, got ${describe(env)}`);
+  }
+  const merged: Record<string, string | undefined> = extendEnv ? { ...process.env } : {};
+  if (env !== undefined) {
+    for (const key of Object.keys(env)) {
+      const value = env[key];
+      if (key === '' || key.includes('=') || key.includes('\0')) {
+        throw new TypeError(`env: bad variable name ${JSON.stringify(key)}`);
+      }
+      if (value === undefined) delete merged[key];
+      else merged[key] = checkString(value, `env.${key}`);
+    }
+  }
+  const envp: string[] = [];
+  for (const key of Object.keys(merged)) {
+    const value = merged[key];
+    if (value !== undefined) envp.push(`${key}=${value}`);
+  }
+  // Like Node: the lookup uses the child's PATH when env is given; without a
+  // PATH there, the C side searches /bin:/usr/bin.
+  const searchPath = env !== undefined ? (merged.PATH ?? null) : (process.env.PATH ?? null);
+  return { envp, searchPath };
+}
+
+export function normalizeSpawn(
+  file: unknown,
+  args: unknown,
+  options: SpawnOptions | undefined,
+  api = 'spawn',
+  extraKeys?: ReadonlySet<string>,
+): NormalizedSpawn {
+  checkString(file, `${api}: file`);
+  if ((file as string).length === 0) throw new TypeError(`${api}: file must not be empty`);
+  if (args !== undefined && !Array.isArray(args)) {
+    throw new TypeError(`${api}: args must be an array of strings, got ${describe(args)}`);
+  }
+  const o: SpawnOptions = options ?? {};
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) {
+    throw new TypeError(`${api}: options must be an object, got ${describe(options)}`);
+  }
+  checkOptionKeys(o, api, extraKeys);
+
+  const argv0 = o.argv0 === undefined ? (file as string) : checkString(o.argv0, 'argv0');
+  const argv = [argv0];
+  if (args !== undefined) {
+    for (let i = 0; i < args.length; i++) argv.push(checkString(args[i], `args[${i}]`));
+  }
+
+  let cwd: string | null = null;
+  if (o.cwd !== undefined) {
+    cwd = o.cwd instanceof URL ? fileURLToPath(o.cwd) : checkString(o.cwd, 'cwd');
+  }
+
+  if (o.extendEnv !== undefined && typeof o.extendEnv !== 'boolean') {
+    throw new TypeError(`extendEnv must be a boolean, got ${describe(o.extendEnv)}`);
+  }
+  const { envp, searchPath } = buildEnv(o.env, o.extendEnv !== false);
+
+  const stdio = new Int32Array(6);
+  stdioKind(o.stdin, 0, stdio);
+  stdioKind(o.stdout, 1, stdio);
+  stdioKind(o.stderr, 2, stdio);
+
+  if (o.processGroup !== undefined && typeof o.processGroup !== 'boolean') {
+    throw new TypeError(`processGroup must be a boolean, got ${describe(o.processGroup)}`);
+  }
+  const processGroup = o.processGroup !== false;
+  let flags = processGroup ? NativeFlag.NewProcessGroup : 0;
+  let uid = 0;
+  let gid = 0;
+  if (o.uid !== undefined) {
+    uid = checkId(o.uid, 'uid');
+    flags |= NativeFlag.SetUid;
+  }
+  if (o.gid !== undefined) {
+    gid = checkId(o.gid, 'gid');
+    flags |= NativeFlag.SetGid;
+  }
+
+  const method = methods[o.method ?? 'auto'];
+  if (method === undefined || !Object.hasOwn(methods, o.method ?? 'auto')) {
+    throw new TypeError(`method must be 'auto', 'posix_spawn', 'vfork' or 'fork', got ${describe(o.method)}`);
+  }
+  if (method === NativeMethod.PosixSpawn && (flags & (NativeFlag.SetUid | NativeFlag.SetGid))) {
+    throw new TypeError("method 'posix_spawn' cannot set uid/gid; use 'auto' or 'vfork'");
+  }
+
+  const timeout = checkMs(o.timeout, 'timeout');
+  const forceKillAfter =
+    o.forceKillAfter === undefined ? DEFAULT_FORCE_KILL_AFTER : checkMs(o.forceKillAfter, 'forceKillAfter');
+  const killSignal = o.killSignal === undefined ? SIGTERM : signalNumber(o.killSignal, 'killSignal');
+  if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
+    throw new TypeError(`signal must be an AbortSignal, got ${describe(o.signal)}`);
+  }
+
+  return {
+    file: file as string, argv, envp, searchPath, cwd, stdio, flags, uid, gid, method,
+    timeout, killSignal, forceKillAfter, signal: o.signal, processGroup,
+  };
+}

@@ -1,0 +1,40 @@
+import { binding } from './binding';
+import { SpawnError } from './errors';
+import { normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
+import { Subprocess } from './subprocess';
+
+/** Throws the AbortSignal's reason when it has already fired. */
+export function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) {
+    throw signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+  }
+}
+
+/** Starts a checked request; throws SpawnError when the program cannot run. */
+export function spawnNormalized(opts: NormalizedSpawn): Subprocess {
+  throwIfAborted(opts.signal);
+  const out = new Int32Array(6);
+  let child: Subprocess | undefined;
+  const started = performance.now();
+  const watch = binding.spawn(
+    opts.file, opts.argv, opts.envp, opts.searchPath, opts.cwd, opts.stdio, opts.flags,
+    opts.uid, opts.gid, opts.method,
+    // Runs from the libuv loop, never before spawn() has returned.
+    (code, sig, userUs, systemUs, maxRss) => child!._onExit(code, sig, userUs, systemUs, maxRss),
+    out,
+  );
+  if (watch === undefined) {
+    throw new SpawnError(out[0], binding.steps[out[1]] ?? 'spawn', opts.file, opts.argv.slice(1), opts.cwd ?? undefined);
+  }
+  child = new Subprocess(opts, out, watch, started);
+  return child;
+}
+
+/**
+ * Starts `file` with `args`, no shell involved. Throws TypeError/RangeError for
+ * bad input and SpawnError (code ENOENT, EACCES, ENOEXEC, …) when the program
+ * cannot be started; nothing is left running in either case.
+ */
+export function spawn(file: string, args?: readonly string[], options?: SpawnOptions): Subprocess {
+  return spawnNormalized(normalizeSpawn(file, args, options));
+}

@@ -1,0 +1,163 @@
+// A running child: its streams, kill(), and the exited promise. Timeouts and
+// aborts kill the whole process group (killSignal, then SIGKILL).
+import net from 'node:net';
+import type { Readable, Writable } from 'node:stream';
+import { binding, type NativeWatch } from './binding';
+import type { NormalizedSpawn, Signal } from './options';
+import { signalName, signalNumber, type ExitStatus } from './status';
+
+const SIGKILL = 9;
+
+function pipeStream(fd: number, readable: boolean): net.Socket | null {
+  if (fd < 0) return null;
+  return new net.Socket({ fd, readable, writable: !readable });
+}
+
+export class Subprocess {
+  readonly pid: number;
+  readonly stdin: Writable | null;
+  readonly stdout: Readable | null;
+  readonly stderr: Readable | null;
+  /** Resolves once the child has exited and was reaped; never rejects. */
+  readonly exited: Promise<ExitStatus>;
+  readonly spawnfile: string;
+  readonly spawnargs: readonly string[];
+
+  #watch: NativeWatch;
+  #status: ExitStatus | null = null;
+  #resolve!: (status: ExitStatus) => void;
+  #started: number;
+  #timer: NodeJS.Timeout | undefined;
+  #forceTimer: NodeJS.Timeout | undefined;
+  #timedOut = false;
+  #aborted = false;
+  #abortSignal: AbortSignal | undefined;
+  #onAbort: (() => void) | undefined;
+  #opts: NormalizedSpawn;
+
+  /** @internal Use spawn(). */
+  constructor(opts: NormalizedSpawn, fds: Int32Array, watch: NativeWatch, started: number) {
+    this.pid = fds[2];
+    this.spawnfile = opts.file;
+    this.spawnargs = opts.argv;
+    this.#opts = opts;
+    this.#started = started;
+    this.exited = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+    this.#watch = watch;
+    this.stdin = pipeStream(fds[3], false);
+    this.stdout = pipeStream(fds[4], true);
+    this.stderr = pipeStream(fds[5], true);
+
+    if (opts.timeout > 0) {
+      this.#timer = setTimeout(() => {
+        this.#timedOut = true;
+        this.#terminate();
+      }, opts.timeout);
+    }
+    if (opts.signal !== undefined) {
+      const signal = opts.signal;
+      this.#abortSignal = signal;
+      this.#onAbort = () => {
+        this.#aborted = true;
+        this.#terminate();
+      };
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+    }
+  }
+
+  /** The exit status once the child has exited, else null. */
+  get exitStatus(): ExitStatus | null {
+    return this.#status;
+  }
+
+  /** The AbortSignal's reason when the child was aborted. */
+  get abortReason(): unknown {
+    return this.#aborted ? this.#abortSignal?.reason : undefined;
+  }
+
+  /**
+   * Sends a signal (default SIGTERM) to the child. Returns false when the
+   * child has already exited (its pid may belong to someone else by then).
+   */
+  kill(signal: Signal = 'SIGTERM'): boolean {
+    const n = signalNumber(signal, 'kill');
+    if (this.#status !== null) return false;
+    return sendSignal(this.pid, n);
+  }
+
+  /**
+   * Sends a signal to the child's whole process group (processGroup: true),
+   * grandchildren included. Works after the child itself exited, as long as
+   * members of its group remain.
+   */
+  killGroup(signal: Signal = 'SIGTERM'): boolean {
+    const n = signalNumber(signal, 'killGroup');
+    if (!this.#opts.processGroup) {
+      throw new TypeError('killGroup: the child was spawned with processGroup: false');
+    }
+    return sendSignal(-this.pid, n);
+  }
+
+  /** Let the event loop exit while the child runs (streams need their own unref). */
+  unref(): this {
+    binding.unref(this.#watch);
+    return this;
+  }
+
+  ref(): this {
+    binding.ref(this.#watch);
+    return this;
+  }
+
+  #terminate(): void {
+    const o = this.#opts;
+    this.#signalTarget(o.killSignal);
+    if (o.forceKillAfter > 0 && o.killSignal !== SIGKILL && this.#forceTimer === undefined) {
+      this.#forceTimer = setTimeout(() => {
+        this.#forceTimer = undefined;
+        this.#signalTarget(SIGKILL);
+      }, o.forceKillAfter);
+    }
+  }
+
+  #signalTarget(n: number): void {
+    if (this.#opts.processGroup) sendSignal(-this.pid, n);
+    else if (this.#status === null) sendSignal(this.pid, n);
+  }
+
+  /** @internal Called by spawn()'s native exit callback. */
+  _onExit(code: number, sig: number, userUs: number, systemUs: number, maxRssKb: number): void {
+    clearTimeout(this.#timer);
+    if (this.#onAbort !== undefined) this.#abortSignal?.removeEventListener('abort', this.#onAbort);
+    // After a timeout or abort, members of the group may outlive the leader;
+    // the SIGKILL timer stays for them unless the group is already empty.
+    if (this.#forceTimer !== undefined && !(this.#opts.processGroup && sendSignal(-this.pid, 0))) {
+      clearTimeout(this.#forceTimer);
+      this.#forceTimer = undefined;
+    }
+    const status: ExitStatus = {
+      pid: this.pid,
+      exitCode: code >= 0 && sig === 0 ? code : null,
+      signal: sig > 0 ? signalName(sig) : null,
+      timedOut: this.#timedOut,
+      aborted: this.#aborted,
+      durationMs: performance.now() - this.#started,
+      rusage: { userCpuMs: userUs / 1000, systemCpuMs: systemUs / 1000, maxRssKb },
+    };
+    this.#status = status;
+    this.#resolve(status);
+  }
+}
+
+/** kill(2) that reports ESRCH as false instead of throwing. */
+function sendSignal(target: number, signal: number): boolean {
+  try {
+    process.kill(target, signal);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw err;
+  }
+}
