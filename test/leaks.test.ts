@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { exec, spawn } from '../src/index';
+import { childProcesses, openFds, PROBE, waitFor } from './helpers';
+
+describe('no fd growth, no zombies', () => {
+  it('after 2,000 spawns: same fds, no children left', async () => {
+    // Warm up lazily created handles (signal pipes, /dev/null, stream internals).
+    await exec(['/bin/true']);
+    const fdsBefore = openFds().length;
+    const total = 2000;
+    let done = 0;
+    const worker = async (i: number) => {
+      for (let n = i; n < total; n += 8) {
+        if (n % 2 === 0) {
+          const st = await spawn('/bin/true', [], { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' }).exited;
+          expect(st.exitCode).toBe(0);
+        } else {
+          const r = await exec([PROBE, 'exit', '0']);
+          expect(r.exitCode).toBe(0);
+        }
+        done++;
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, i) => worker(i)));
+    expect(done).toBe(total);
+    // Sockets close on the next ticks after 'close'; give them a moment.
+    expect(await waitFor(() => openFds().length <= fdsBefore, 2000)).toBe(true);
+    expect(childProcesses()).toEqual([]);
+  });
+
+  it('failed spawns leak nothing', async () => {
+    const fdsBefore = openFds().length;
+    for (let i = 0; i < 200; i++) {
+      expect(() => spawn('/nonexistent/prog', [], { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe' })).toThrow();
+      expect(() => spawn(PROBE, [], { cwd: '/nonexistent', method: i % 2 ? 'vfork' : 'fork' })).toThrow();
+    }
+    expect(openFds().length).toBe(fdsBefore);
+    expect(childProcesses()).toEqual([]);
+  });
+
+  it('a killed child with open pipes leaves nothing behind', async () => {
+    const fdsBefore = openFds().length;
+    const children = Array.from({ length: 20 }, () => spawn('sleep', ['30']));
+    for (const c of children) c.kill('SIGKILL');
+    for (const c of children) {
+      expect((await c.exited).signal).toBe('SIGKILL');
+      c.stdin!.destroy();
+    }
+    for (const c of children) {
+      await new Promise((r) => (c.stdout!.closed ? r(null) : c.stdout!.once('close', r)));
+      await new Promise((r) => (c.stderr!.closed ? r(null) : c.stderr!.once('close', r)));
+    }
+    expect(await waitFor(() => openFds().length <= fdsBefore, 2000)).toBe(true);
+    expect(childProcesses()).toEqual([]);
+  });
+});
