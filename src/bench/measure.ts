@@ -1,0 +1,116 @@
+// One measurement: a driver running a workload at a concurrency for a time
+// budget (tinybench), plus the CPU it cost and the event-loop time blocked.
+import { execFile as cpExecFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { Bench } from 'tinybench';
+import type { Driver } from './drivers';
+
+export interface Measurement {
+  driver: string;
+  workload: string;
+  concurrency: number;
+  heapMiB: number;
+  spawns: number;
+  seconds: number;
+  spawnsPerSec: number;
+  /** CPU of this process (user+sys) per 1,000 operations, ms. */
+  parentCpuMsPer1k: number;
+  /** CPU of the children (rusage of reaped children) per 1,000 operations, ms. */
+  childCpuMsPer1k: number;
+  /** Time in the synchronous spawn call, ms; null for the C reference. */
+  blockedP50Ms: number | null;
+  blockedP99Ms: number | null;
+}
+
+const CLK_TCK = 100;
+
+/** User+system CPU of reaped children, from /proc/self/stat (cutime, cstime). */
+function childCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLK_TCK;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export async function measure(
+  driver: Driver, workload: { id: string; argv: string[] }, concurrency: number, heapMiB: number, seconds: number,
+): Promise<Measurement> {
+  const blocked: number[] = [];
+  const op = driver.make(blocked);
+  const argv = workload.argv;
+  const bench = new Bench({
+    time: seconds * 1000,
+    // Sequential: at least one iteration, then the time budget. Concurrent:
+    // 0 lifts the iteration cap, so only time and `threshold` limit it.
+    iterations: concurrency > 1 ? 0 : 1,
+    warmup: true,
+    warmupTime: Math.min(200, seconds * 200),
+    warmupIterations: concurrency > 1 ? 0 : 5,
+    throws: true,
+    subtractTimerOverhead: false,
+    ...(concurrency > 1 ? { concurrency: 'task' as const, threshold: concurrency } : {}),
+  });
+  bench.add(driver.id, () => op(argv));
+
+  let cpu0 = process.cpuUsage();
+  let kids0 = childCpuMs();
+  let t0 = performance.now();
+  const task = bench.tasks[0];
+  task.addEventListener('start', () => {
+    blocked.length = 0;
+    cpu0 = process.cpuUsage();
+    kids0 = childCpuMs();
+    t0 = performance.now();
+  });
+  await bench.run();
+  const elapsed = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const kids = childCpuMs() - kids0;
+  const result = task.result;
+  if (result.state !== 'completed') {
+    throw new Error(`${driver.id} on ${workload.id}: ${result.state === 'errored' ? String(result.error) : result.state}`);
+  }
+  const spawns = result.latency.samplesCount;
+  const sorted = blocked.slice().sort((a, b) => a - b);
+  return {
+    driver: driver.id,
+    workload: workload.id,
+    concurrency,
+    heapMiB,
+    spawns,
+    seconds: elapsed,
+    spawnsPerSec: spawns / elapsed,
+    parentCpuMsPer1k: ((cpu.user + cpu.system) / 1000 / spawns) * 1000,
+    childCpuMsPer1k: (kids / spawns) * 1000,
+    blockedP50Ms: percentile(sorted, 50),
+    blockedP99Ms: percentile(sorted, 99),
+  };
+}
+
+/** The C reference loop (bench/reference.c) for the same workload. */
+export async function measureReference(
+  binary: string, workload: { id: string; argv: string[] }, concurrency: number, heapMiB: number, seconds: number,
+): Promise<Measurement> {
+  const { stdout } = await promisify(cpExecFile)(binary, [String(seconds), String(concurrency), String(heapMiB), ...workload.argv]);
+  const r = JSON.parse(stdout) as {
+    spawns: number; seconds: number; perSecond: number; childUserMs: number; childSysMs: number; selfUserMs: number; selfSysMs: number;
+  };
+  return {
+    driver: 'C reference',
+    workload: workload.id,
+    concurrency,
+    heapMiB,
+    spawns: r.spawns,
+    seconds: r.seconds,
+    spawnsPerSec: r.perSecond,
+    parentCpuMsPer1k: ((r.selfUserMs + r.selfSysMs) / r.spawns) * 1000,
+    childCpuMsPer1k: ((r.childUserMs + r.childSysMs) / r.spawns) * 1000,
+    blockedP50Ms: null,
+    blockedP99Ms: null,
+  };
+}

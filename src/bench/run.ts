@@ -1,0 +1,109 @@
+// The benchmark matrix: every driver on the same workloads, side by side in
+// one run, with a small heap and with ~1 GiB of Buffers held by the parent.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { drivers } from './drivers';
+import { measure, measureReference, type Measurement } from './measure';
+import { formatTables, memoryChart } from './report';
+import { compile } from './tools';
+import { workloads, type Workload } from './workloads';
+
+export interface BenchOptions {
+  quick: boolean;
+  outDir: string;
+  log: (line: string) => void;
+}
+
+interface Step {
+  workloads: string[];
+  drivers: string[];
+  concurrency: number[];
+  heapMiB: number;
+}
+
+const MAIN = ['noshell.execFile', 'noshell.spawn', 'cp.exec', 'cp.execFile'];
+
+function plan(quick: boolean, available: Set<string>): Step[] {
+  const pick = (ids: string[]) => ids.filter((id) => available.has(id));
+  if (quick) {
+    return [
+      { workloads: pick(['true', 'plugin']), drivers: [...MAIN, 'noshell.exec', 'cp.spawn'], concurrency: [1, 16], heapMiB: 0 },
+      { workloads: ['true'], drivers: ['noshell.execFile', 'cp.exec', 'cp.execFile'], concurrency: [1], heapMiB: 1024 },
+    ];
+  }
+  return [
+    {
+      workloads: pick(['true', 'echo', 'plugin', 'check_dummy', 'check_load', 'sh_plugin']),
+      drivers: [...MAIN, 'noshell.exec', 'cp.spawn', 'cp.spawnSync'],
+      concurrency: [1],
+      heapMiB: 0,
+    },
+    {
+      workloads: pick(['true', 'plugin']),
+      drivers: ['noshell.execFile[posix_spawn]', 'noshell.execFile[vfork]', 'noshell.execFile[fork]'],
+      concurrency: [1],
+      heapMiB: 0,
+    },
+    { workloads: pick(['true', 'plugin', 'check_dummy']), drivers: MAIN, concurrency: [16, 64], heapMiB: 0 },
+    { workloads: ['true'], drivers: ['noshell.execFile', 'cp.exec', 'cp.execFile'], concurrency: [1], heapMiB: 256 },
+    {
+      workloads: pick(['true', 'plugin']),
+      drivers: ['noshell.execFile', 'noshell.execFile[fork]', 'cp.exec', 'cp.execFile'],
+      concurrency: [1, 16],
+      heapMiB: 1024,
+    },
+  ];
+}
+
+/** Holds `mib` MiB of touched Buffers (external memory: fork copies its page tables). */
+function holdMemory(mib: number): Buffer[] {
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < mib / 16; i++) chunks.push(Buffer.alloc(16 << 20, 1));
+  return chunks;
+}
+
+export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
+  const seconds = opts.quick ? 0.4 : 1.5;
+  const reference = compile('reference');
+  const all = workloads();
+  const byId = new Map<string, Workload>(all.map((w) => [w.id, w]));
+  const results: Measurement[] = [];
+  const log = opts.log;
+
+  log(`noshell bench${opts.quick ? ' --quick' : ''}: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, ` +
+    `Node ${process.version}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${seconds} s per measurement`);
+  for (const w of all) log(`  workload ${w.id}: ${w.title}`);
+
+  for (const step of plan(opts.quick, new Set(byId.keys()))) {
+    let held: Buffer[] = step.heapMiB > 0 ? holdMemory(step.heapMiB) : [];
+    for (const conc of step.concurrency) {
+      for (const id of step.workloads) {
+        const w = byId.get(id)!;
+        log(`\n${w.id}, concurrency ${conc}, heap ${step.heapMiB} MiB:`);
+        const ref = await measureReference(reference, w, conc, step.heapMiB, seconds);
+        results.push(ref);
+        log(`  ${ref.driver.padEnd(30)} ${ref.spawnsPerSec.toFixed(0).padStart(6)} /s`);
+        for (const d of step.drivers) {
+          const driver = drivers[d];
+          if (conc > 1 && !driver.concurrent) continue;
+          const m = await measure(driver, w, conc, step.heapMiB, seconds);
+          results.push(m);
+          log(`  ${m.driver.padEnd(30)} ${m.spawnsPerSec.toFixed(0).padStart(6)} /s  blocked p50 ${m.blockedP50Ms?.toFixed(3)} ms`);
+        }
+      }
+    }
+    held = [];
+    void held;
+  }
+
+  mkdirSync(opts.outDir, { recursive: true });
+  const meta = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, quick: opts.quick, seconds };
+  writeFileSync(path.join(opts.outDir, 'results.json'), `${JSON.stringify({ meta, results }, null, 2)}\n`);
+  writeFileSync(path.join(opts.outDir, 'memory.svg'), memoryChart(results, 'true', 1));
+  const tables = formatTables(results);
+  writeFileSync(path.join(opts.outDir, 'results.md'), `${tables}\n`);
+  log(`\n## Results (ratios within each table were measured side by side)\n${tables}`);
+  log(`\nwrote ${path.join(opts.outDir, 'results.json')}, results.md, memory.svg`);
+  return results;
+}

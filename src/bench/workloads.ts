@@ -1,0 +1,27 @@
+import { existsSync } from 'node:fs';
+import { compile, shellPlugin } from './tools';
+
+export interface Workload {
+  id: string;
+  title: string;
+  argv: string[];
+}
+
+const PLUGINS = '/usr/lib/nagios/plugins';
+
+/** The commands every driver runs; Debian's plugins only where installed. */
+export function workloads(): Workload[] {
+  const list: Workload[] = [
+    { id: 'true', title: '/bin/true', argv: ['/bin/true'] },
+    { id: 'echo', title: '/bin/echo, output captured', argv: ['/bin/echo', 'hello world'] },
+    { id: 'plugin', title: 'C plugin printing a Nagios line with perfdata', argv: [compile('plugin')] },
+  ];
+  if (existsSync(`${PLUGINS}/check_dummy`)) {
+    list.push({ id: 'check_dummy', title: 'check_dummy 0 ok (monitoring-plugins)', argv: [`${PLUGINS}/check_dummy`, '0', 'ok'] });
+  }
+  if (existsSync(`${PLUGINS}/check_load`)) {
+    list.push({ id: 'check_load', title: 'check_load -w 5,4,3 -c 10,8,6', argv: [`${PLUGINS}/check_load`, '-w', '5,4,3', '-c', '10,8,6'] });
+  }
+  list.push({ id: 'sh_plugin', title: '#!/bin/sh plugin', argv: [shellPlugin()] });
+  return list;
+}
