@@ -5,6 +5,7 @@
       "sources": [
         "native/spawn.c",
         "native/child.c",
+        "native/capture.cc",
         "native/watch.cc",
         "native/addon.cc"
       ],

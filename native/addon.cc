@@ -62,20 +62,23 @@ bool OptionalString(napi_env env, Napi::Value v, std::string* out,
 }
 
 // spawn(file, argv, envp|null, searchPath|null, cwd|null, stdio: Int32Array(6),
-//       flags, uid, gid, method, onExit, out: Int32Array(6)) -> External|undefined
+//       flags, uid, gid, method, out: Int32Array(6), capture, maxBuffer,
+//       onExit, onOverflow|undefined) -> External|undefined
 // out receives [errno, step, pid, fd0, fd1, fd2]; errno 0 means started.
+// capture: bit 1 stdout, bit 2 stderr are read natively (their fds in out
+// are -1), bit 4 delivers them as strings.
 Napi::Value Spawn(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 12 || !info[0].IsString() || !info[5].IsTypedArray() ||
+  if (info.Length() != 15 || !info[0].IsString() || !info[5].IsTypedArray() ||
       !info[6].IsNumber() || !info[7].IsNumber() || !info[8].IsNumber() ||
-      !info[9].IsNumber() || !info[10].IsFunction() ||
-      !info[11].IsTypedArray()) {
+      !info[9].IsNumber() || !info[10].IsTypedArray() ||
+      !info[11].IsNumber() || !info[12].IsNumber() || !info[13].IsFunction()) {
     Napi::TypeError::New(env, "noshell: bad arguments to native spawn")
         .ThrowAsJavaScriptException();
     return Napi::Value();
   }
   Napi::Int32Array stdio = info[5].As<Napi::Int32Array>();
-  Napi::Int32Array out = info[11].As<Napi::Int32Array>();
+  Napi::Int32Array out = info[10].As<Napi::Int32Array>();
   if (stdio.TypedArrayType() != napi_int32_array || stdio.ElementLength() != 6 ||
       out.TypedArrayType() != napi_int32_array || out.ElementLength() != 6) {
     Napi::TypeError::New(env, "noshell: stdio/out must be Int32Array(6)")
@@ -110,6 +113,8 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   req.gid = info[8].As<Napi::Number>().Uint32Value();
   req.method = static_cast<noshell_method_t>(
       info[9].As<Napi::Number>().Int32Value());
+  uint32_t capture = info[11].As<Napi::Number>().Uint32Value();
+  double max_buffer = info[12].As<Napi::Number>().DoubleValue();
 
   noshell_child_t child;
   int err = noshell_spawn(&req, &child);
@@ -120,11 +125,26 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   out[4] = child.fds[1];
   out[5] = child.fds[2];
   if (err != 0) return env.Undefined();
-  Napi::Value watch = WatchChild(env, child.pid, info[10].As<Napi::Function>());
+
+  WatchRequest watch_req;
+  watch_req.pid = child.pid;
+  for (int i = 0; i < 2; i++) {
+    bool native = (capture & (1u << i)) && child.fds[i + 1] >= 0;
+    watch_req.capture_fd[i] = native ? child.fds[i + 1] : -1;
+    if (native) out[4 + i] = -1;
+  }
+  watch_req.max_buffer = max_buffer >= 0 && max_buffer < 9e15
+                             ? static_cast<size_t>(max_buffer)
+                             : static_cast<size_t>(9e15);
+  watch_req.as_string = (capture & 4u) != 0;
+  watch_req.on_exit = info[13].As<Napi::Function>();
+  watch_req.on_overflow = info[14];
+  Napi::Value watch = WatchChild(env, watch_req);
   if (watch.IsEmpty()) {
-    // The child was killed and reaped; its pipes must not outlive it.
+    // The child was killed and reaped; its pipes must not outlive it
+    // (captured ones were closed by WatchChild).
     for (int i = 0; i < 3; i++) {
-      if (child.fds[i] >= 0) close(child.fds[i]);
+      if (out[3 + i] >= 0) close(out[3 + i]);
       out[3 + i] = -1;
     }
   }
@@ -139,6 +159,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["spawn"] = Napi::Function::New(env, Spawn, "spawn");
   exports["ref"] = Napi::Function::New(env, WatchRef, "ref");
   exports["unref"] = Napi::Function::New(env, WatchUnref, "unref");
+  exports["kill"] = Napi::Function::New(env, WatchKill, "kill");
   exports["steps"] = steps;
   return exports;
 }

@@ -1,11 +1,15 @@
 #include "watch.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <uv.h>
+
+#include "capture.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -14,119 +18,193 @@
 namespace noshell {
 namespace {
 
-// Owned by neither side alone: freed when both the uv handle is closed and
-// the JS External is finalized, so a late ref()/unref() never touches freed
-// memory.
+// Small outputs are copied into a fresh Buffer; big ones are handed over.
+const size_t kCopyBelow = 64 * 1024;
+
+// One per child. Owned by neither side alone: freed when every uv handle is
+// closed and the JS External is finalized, so a late ref()/unref()/kill()
+// never touches freed memory.
 struct Watch {
   union {
     uv_poll_t poll;
     uv_timer_t timer;
   } h;
+  Capture cap[2];          // stdout, stderr
   bool use_timer = false;
-  bool active = false;  // handle open and not yet reported
-  bool closed = false;  // uv_close callback ran
-  bool js_gone = false; // External finalized
+  bool exit_active = false; // pidfd poll / timer running
+  bool reaped = false;      // wait4() done: the pid is no longer ours
+  bool reported = false;
+  bool js_gone = false;
+  bool as_string = false;
+  int handles = 0;          // uv handles not yet closed
   unsigned delay_ms = 1;
   napi_env env = nullptr;
   pid_t pid = -1;
   int pidfd = -1;
-  napi_ref callback = nullptr;
+  int status = 0;
+  bool status_known = false;
+  struct rusage ru = {};
+  napi_ref on_exit = nullptr;
+  napi_ref on_overflow = nullptr;
   napi_async_context async_context = nullptr;
 
-  uv_handle_t* handle() { return reinterpret_cast<uv_handle_t*>(&h); }
+  uv_handle_t* exit_handle() { return reinterpret_cast<uv_handle_t*>(&h); }
 };
 
 void MaybeDelete(Watch* w) {
-  if (w->closed && w->js_gone) delete w;
+  if (w->handles > 0 || !w->js_gone) return;
+  for (Capture& c : w->cap) free(c.data);
+  delete w;
 }
 
-void OnClose(uv_handle_t* handle) {
+void OnHandleClosed(uv_handle_t* handle) {
   Watch* w = static_cast<Watch*>(handle->data);
-  if (w->pidfd >= 0) close(w->pidfd);
-  w->pidfd = -1;
-  w->closed = true;
+  if (handle == w->exit_handle() && w->pidfd >= 0) {
+    close(w->pidfd);
+    w->pidfd = -1;
+  }
+  w->handles--;
   MaybeDelete(w);
 }
 
-void CloseHandle(Watch* w) {
-  if (!w->active) return;
-  w->active = false;
+void OnCaptureClosed(uv_handle_t* handle) {
+  Capture* c = static_cast<Capture*>(handle->data);
+  Watch* w = static_cast<Watch*>(c->owner);
+  w->handles--;
+  MaybeDelete(w);
+}
+
+void StopExitWatch(Watch* w) {
+  if (!w->exit_active) return;
+  w->exit_active = false;
   if (w->use_timer)
     uv_timer_stop(&w->h.timer);
   else
     uv_poll_stop(&w->h.poll);
-  uv_close(w->handle(), OnClose);
+  uv_close(w->exit_handle(), OnHandleClosed);
 }
 
 void ReleaseJs(Watch* w) {
-  if (w->callback != nullptr) napi_delete_reference(w->env, w->callback);
-  if (w->async_context != nullptr)
-    napi_async_destroy(w->env, w->async_context);
-  w->callback = nullptr;
+  if (w->on_exit != nullptr) napi_delete_reference(w->env, w->on_exit);
+  if (w->on_overflow != nullptr) napi_delete_reference(w->env, w->on_overflow);
+  if (w->async_context != nullptr) napi_async_destroy(w->env, w->async_context);
+  w->on_exit = w->on_overflow = nullptr;
   w->async_context = nullptr;
 }
 
 void CleanupHook(void* arg) {
-  // The environment is going away (worker exit): stop watching, call nothing.
+  // The environment is going away (worker exit): stop everything, call nothing.
   Watch* w = static_cast<Watch*>(arg);
-  CloseHandle(w);
+  StopExitWatch(w);
+  for (Capture& c : w->cap) CaptureStop(&c);
   ReleaseJs(w);
+  w->reported = true;
 }
 
-void Report(Watch* w, int status, const struct rusage& ru, bool known) {
+// Calls fn(argv) through MakeCallback, so nextTicks and microtasks drain as
+// after any libuv callback in Node; an exception goes to 'uncaughtException'.
+void CallJs(Watch* w, napi_ref fn_ref, size_t argc, napi_value* argv) {
+  napi_value fn, recv, result;
+  napi_get_reference_value(w->env, fn_ref, &fn);
+  napi_get_global(w->env, &recv);
+  if (napi_make_callback(w->env, w->async_context, recv, fn, argc, argv,
+                         &result) == napi_pending_exception) {
+    napi_value err;
+    napi_get_and_clear_last_exception(w->env, &err);
+    napi_fatal_exception(w->env, err);
+  }
+}
+
+napi_value Output(Watch* w, Capture* c, bool captured) {
   napi_env env = w->env;
-  napi_handle_scope scope;
-  double code = -1, sig = 0;
-  if (known && WIFEXITED(status)) code = WEXITSTATUS(status);
-  if (known && WIFSIGNALED(status)) sig = WTERMSIG(status);
+  napi_value v;
+  if (!captured) {
+    napi_get_undefined(env, &v);
+    return v;
+  }
+  size_t len;
+  char* data = CaptureTake(c, &len);
+  if (w->as_string &&
+      napi_create_string_utf8(env, len ? data : "", len, &v) == napi_ok) {
+    free(data);
+    return v;
+  }
+  // Bytes wanted, or too long for a JS string (TS reports that).
+  if (len < kCopyBelow || data == nullptr) {
+    napi_create_buffer_copy(env, len, len ? data : "", nullptr, &v);
+    free(data);
+  } else if (napi_create_external_buffer(
+                 env, len, data,
+                 [](napi_env, void* d, void*) { free(d); }, nullptr,
+                 &v) != napi_ok) {
+    free(data);
+    napi_get_undefined(env, &v);
+  }
+  return v;
+}
 
-  CloseHandle(w);
+void MaybeReport(Watch* w) {
+  if (w->reported || !w->reaped || w->cap[0].active || w->cap[1].active) return;
+  w->reported = true;
+  napi_env env = w->env;
   napi_remove_env_cleanup_hook(env, CleanupHook, w);
-  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  double code = -1, sig = 0;
+  if (w->status_known && WIFEXITED(w->status)) code = WEXITSTATUS(w->status);
+  if (w->status_known && WIFSIGNALED(w->status)) sig = WTERMSIG(w->status);
+  const struct rusage& ru = w->ru;
 
-  napi_value argv[5], fn, recv, result;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  napi_value argv[7];
   napi_create_double(env, code, &argv[0]);
   napi_create_double(env, sig, &argv[1]);
-  napi_create_double(env, ru.ru_utime.tv_sec * 1e6 + ru.ru_utime.tv_usec,
-                     &argv[2]);
-  napi_create_double(env, ru.ru_stime.tv_sec * 1e6 + ru.ru_stime.tv_usec,
-                     &argv[3]);
+  napi_create_double(env, ru.ru_utime.tv_sec * 1e6 + ru.ru_utime.tv_usec, &argv[2]);
+  napi_create_double(env, ru.ru_stime.tv_sec * 1e6 + ru.ru_stime.tv_usec, &argv[3]);
   napi_create_double(env, static_cast<double>(ru.ru_maxrss), &argv[4]);
-  napi_get_reference_value(env, w->callback, &fn);
-  napi_get_global(env, &recv);
-  napi_async_context ctx = w->async_context;
-  napi_ref cb = w->callback;
-  w->callback = nullptr;
-  w->async_context = nullptr;
-  // MakeCallback drains nextTicks and microtasks, like a libuv callback in
-  // Node's own child_process.
-  if (napi_make_callback(env, ctx, recv, fn, 5, argv, &result) ==
-      napi_pending_exception) {
-    napi_value err;
-    napi_get_and_clear_last_exception(env, &err);
-    napi_fatal_exception(env, err);
-  }
-  napi_delete_reference(env, cb);
-  napi_async_destroy(env, ctx);
+  argv[5] = Output(w, &w->cap[0], w->cap[0].on_end != nullptr);
+  argv[6] = Output(w, &w->cap[1], w->cap[1].on_end != nullptr);
+  napi_ref fn = w->on_exit;
+  w->on_exit = nullptr;
+  CallJs(w, fn, 7, argv);
+  napi_delete_reference(env, fn);
+  ReleaseJs(w);
   napi_close_handle_scope(env, scope);
 }
 
-// Returns true once the child was reaped (or is gone) and reported.
+void OnCaptureEnd(Capture* c) {
+  Watch* w = static_cast<Watch*>(c->owner);
+  if (c->overflow && w->on_overflow != nullptr && !w->reported) {
+    // Policy (kill the child? which signal?) is the caller's.
+    napi_handle_scope scope;
+    if (napi_open_handle_scope(w->env, &scope) == napi_ok) {
+      napi_value which;
+      napi_create_int32(w->env, c == &w->cap[0] ? 1 : 2, &which);
+      CallJs(w, w->on_overflow, 1, &which);
+      napi_close_handle_scope(w->env, scope);
+    }
+  }
+  MaybeReport(w);
+}
+
+// True once the child was reaped (or is gone) and the exit watch stopped.
 bool TryReap(Watch* w) {
   int status = 0;
-  struct rusage ru = {};
   pid_t r;
   do
-    r = wait4(w->pid, &status, WNOHANG, &ru);
+    r = wait4(w->pid, &status, WNOHANG, &w->ru);
   while (r < 0 && errno == EINTR);
   if (r == 0) return false;
   // r < 0 (ECHILD): someone else reaped it (SIGCHLD set to SIG_IGN, or a
   // waitpid(-1) elsewhere in the process). Its status is lost; say so.
-  Report(w, status, ru, r == w->pid);
+  w->status = status;
+  w->status_known = r == w->pid;
+  w->reaped = true;
+  StopExitWatch(w);
+  MaybeReport(w);
   return true;
 }
 
-void OnPoll(uv_poll_t* handle, int status, int events) {
+void OnPidfd(uv_poll_t* handle, int status, int events) {
   (void) status;
   (void) events;
   TryReap(static_cast<Watch*>(handle->data));
@@ -153,24 +231,10 @@ Watch* Unwrap(const Napi::CallbackInfo& info) {
   return info[0].As<Napi::External<Watch>>().Data();
 }
 
-}  // namespace
-
-Napi::Value WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit) {
-  uv_loop_t* loop = nullptr;
-  if (napi_get_uv_event_loop(env, &loop) != napi_ok) {
-    Napi::Error::New(env, "noshell: no libuv loop").ThrowAsJavaScriptException();
-    return Napi::Value();
-  }
-  Watch* w = new Watch();
-  w->env = env;
-  w->pid = pid;
-  napi_create_reference(env, on_exit, 1, &w->callback);
-  napi_async_init(env, nullptr, Napi::String::New(env, "noshell:child"),
-                  &w->async_context);
-
+int StartExitWatch(uv_loop_t* loop, Watch* w) {
   // pidfd_open fds are always O_CLOEXEC. The child cannot have been reaped
   // yet (only we reap it), so its pid still names it.
-  w->pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  w->pidfd = static_cast<int>(syscall(SYS_pidfd_open, w->pid, 0));
   int err;
   if (w->pidfd >= 0) {
     err = uv_poll_init(loop, &w->h.poll, w->pidfd);
@@ -178,25 +242,53 @@ Napi::Value WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit) {
     w->use_timer = true;
     err = uv_timer_init(loop, &w->h.timer);
   }
-  if (err == 0) {
-    w->h.poll.data = w;  // same offset in both members of the union
-    w->active = true;
-    err = w->use_timer ? uv_timer_start(&w->h.timer, OnTimer, 1, 0)
-                       : uv_poll_start(&w->h.poll, UV_READABLE, OnPoll);
+  if (err != 0) return err;
+  w->h.poll.data = w;  // same offset in both members of the union
+  w->handles++;
+  w->exit_active = true;
+  err = w->use_timer ? uv_timer_start(&w->h.timer, OnTimer, 1, 0)
+                     : uv_poll_start(&w->h.poll, UV_READABLE, OnPidfd);
+  return err;
+}
+
+}  // namespace
+
+Napi::Value WatchChild(Napi::Env env, const WatchRequest& req) {
+  uv_loop_t* loop = nullptr;
+  Watch* w = new Watch();
+  w->env = env;
+  w->pid = req.pid;
+  w->as_string = req.as_string;
+  napi_create_reference(env, req.on_exit, 1, &w->on_exit);
+  if (!req.on_overflow.IsEmpty() && req.on_overflow.IsFunction())
+    napi_create_reference(env, req.on_overflow, 1, &w->on_overflow);
+  napi_async_init(env, nullptr, Napi::String::New(env, "noshell:child"),
+                  &w->async_context);
+
+  int err = napi_get_uv_event_loop(env, &loop) == napi_ok ? 0 : UV_EINVAL;
+  if (err == 0) err = StartExitWatch(loop, w);
+  for (int i = 0; i < 2; i++) {
+    if (req.capture_fd[i] < 0) continue;
+    if (err != 0) {
+      close(req.capture_fd[i]);  // never handed to a capture
+      continue;
+    }
+    err = CaptureStart(loop, &w->cap[i], req.capture_fd[i], req.max_buffer,
+                       OnCaptureEnd, OnCaptureClosed, w);
+    if (err == 0) w->handles++;
   }
   if (err != 0) {
     // Cannot watch it: kill and reap now rather than leak a zombie.
-    kill(pid, SIGKILL);
-    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    kill(req.pid, SIGKILL);
+    while (waitpid(req.pid, nullptr, 0) < 0 && errno == EINTR) {
     }
+    w->reaped = w->reported = true;
+    StopExitWatch(w);
+    for (Capture& c : w->cap) CaptureStop(&c);
     ReleaseJs(w);
     w->js_gone = true;
-    if (w->active) {
-      CloseHandle(w);  // OnClose closes the pidfd and frees w
-    } else {
-      if (w->pidfd >= 0) close(w->pidfd);
-      delete w;
-    }
+    if (w->pidfd >= 0 && w->handles == 0) close(w->pidfd);
+    MaybeDelete(w);
     Napi::Error::New(env, std::string("noshell: cannot watch child: ") +
                               uv_strerror(err))
         .ThrowAsJavaScriptException();
@@ -211,14 +303,43 @@ Napi::Value WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit) {
 
 Napi::Value WatchRef(const Napi::CallbackInfo& info) {
   Watch* w = Unwrap(info);
-  if (w != nullptr && w->active) uv_ref(w->handle());
+  if (w != nullptr && !w->reported) {
+    if (w->exit_active) uv_ref(w->exit_handle());
+    for (Capture& c : w->cap)
+      if (c.active) uv_ref(reinterpret_cast<uv_handle_t*>(&c.poll));
+  }
   return info.Env().Undefined();
 }
 
 Napi::Value WatchUnref(const Napi::CallbackInfo& info) {
   Watch* w = Unwrap(info);
-  if (w != nullptr && w->active) uv_unref(w->handle());
+  if (w != nullptr && !w->reported) {
+    if (w->exit_active) uv_unref(w->exit_handle());
+    for (Capture& c : w->cap)
+      if (c.active) uv_unref(reinterpret_cast<uv_handle_t*>(&c.poll));
+  }
   return info.Env().Undefined();
+}
+
+// kill(watch, signal, group) -> 0 or errno. Signals the child only while it
+// is not reaped (after that its pid may name another process); the group
+// (-pid) stays addressable while any member lives.
+Napi::Value WatchKill(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Watch* w = Unwrap(info);
+  if (w == nullptr || info.Length() < 3 || !info[1].IsNumber()) {
+    Napi::TypeError::New(env, "noshell: kill(watch, signal, group)")
+        .ThrowAsJavaScriptException();
+    return Napi::Value();
+  }
+  int sig = info[1].As<Napi::Number>().Int32Value();
+  bool group = info[2].ToBoolean().Value();
+  int err = 0;
+  if (!group && w->reaped)
+    err = ESRCH;
+  else if (kill(group ? -w->pid : w->pid, sig) != 0)
+    err = errno;
+  return Napi::Number::New(env, err);
 }
 
 }  // namespace noshell

@@ -5,17 +5,32 @@
 #define NOSHELL_WATCH_H_
 
 #include <napi.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 namespace noshell {
 
-// Starts watching pid; on_exit(exitCode, signal, userUs, sysUs, maxRssKb) is
-// called once when the child is reaped. Returns an External to pass to
-// WatchRef/WatchUnref, or an empty value with a pending exception.
-Napi::Value WatchChild(Napi::Env env, pid_t pid, Napi::Function on_exit);
+struct WatchRequest {
+  pid_t pid;
+  // Pipe read ends to capture natively (stdout, stderr), or -1. Owned by the
+  // watch from here on, whatever happens.
+  int capture_fd[2];
+  size_t max_buffer;
+  bool as_string;  // captured output as utf8 strings rather than Buffers
+  // on_exit(exitCode, signal, userUs, sysUs, maxRssKb, stdout, stderr): once,
+  // after the child is reaped and every captured stream has ended.
+  Napi::Function on_exit;
+  // on_overflow(1 | 2): a captured stream went past max_buffer (optional).
+  Napi::Value on_overflow;
+};
+
+// Returns an External for WatchRef/WatchUnref/WatchKill, or an empty value
+// with a pending exception (the child is then killed and reaped).
+Napi::Value WatchChild(Napi::Env env, const WatchRequest& req);
 
 Napi::Value WatchRef(const Napi::CallbackInfo& info);
 Napi::Value WatchUnref(const Napi::CallbackInfo& info);
+Napi::Value WatchKill(const Napi::CallbackInfo& info);
 
 }  // namespace noshell
 

@@ -11,11 +11,21 @@ export enum NativeStdio { Pipe = 0, Ignore = 1, Inherit = 2, Fd = 3, Stdout = 4 
 /** Mirrors the NOSHELL_* flags in native/spawn.h. */
 export enum NativeFlag { NewProcessGroup = 1, SetUid = 2, SetGid = 4 }
 
-/** Called once when the child is reaped. exitCode -1 with signal 0: the
- * status was lost (another part of the process reaped the child). */
+/** Called once when the child is reaped and its captured streams ended.
+ * exitCode -1 with signal 0: the status was lost (another part of the
+ * process reaped the child). stdout/stderr: captured output, or undefined
+ * for streams not captured (a Buffer when a string was asked for but the
+ * output is too long for one). */
 export type NativeExitCallback = (
   exitCode: number, signal: number, userUs: number, systemUs: number, maxRssKb: number,
+  stdout: string | Buffer | undefined, stderr: string | Buffer | undefined,
 ) => void;
+
+/** A captured stream (1 stdout, 2 stderr) went past maxBuffer and was closed. */
+export type NativeOverflowCallback = (stream: 1 | 2) => void;
+
+/** Bits of the `capture` argument. */
+export enum NativeCapture { Stdout = 1, Stderr = 2, AsString = 4 }
 
 /** Opaque handle of a watched child (a napi External). */
 export type NativeWatch = { readonly __brand: 'NativeWatch' };
@@ -23,7 +33,9 @@ export type NativeWatch = { readonly __brand: 'NativeWatch' };
 export interface NativeBinding {
   /**
    * Starts a child. `out` receives [errno, step, pid, stdinFd, stdoutFd, stderrFd]:
-   * errno 0 means the child runs and the return value watches it.
+   * errno 0 means the child runs and the return value watches it. Streams
+   * named in `capture` are read natively (their fds in `out` are -1) and
+   * handed to onExit.
    */
   spawn(
     file: string,
@@ -36,11 +48,16 @@ export interface NativeBinding {
     uid: number,
     gid: number,
     method: NativeMethod,
-    onExit: NativeExitCallback,
     out: Int32Array,
+    capture: number,
+    maxBuffer: number,
+    onExit: NativeExitCallback,
+    onOverflow: NativeOverflowCallback | undefined,
   ): NativeWatch | undefined;
   ref(watch: NativeWatch): void;
   unref(watch: NativeWatch): void;
+  /** kill(2) of the child (refused with ESRCH once reaped) or of its group; returns 0 or errno. */
+  kill(watch: NativeWatch, signal: number, group: boolean): number;
   /** Names of noshell_step_t values, by index. */
   readonly steps: readonly string[];
 }

@@ -1,7 +1,6 @@
 // Buffered exec/execFile: run to completion, collect stdout/stderr, reject on
 // failure with ExecError carrying the whole result.
-import type { Readable } from 'node:stream';
-import { NativeStdio } from './binding';
+import { NativeCapture, NativeStdio } from './binding';
 import { splitCommand } from './command';
 import { ExecError } from './errors';
 import { describe, normalizeSpawn, type SpawnOptions } from './options';
@@ -32,41 +31,13 @@ export interface ExecResult<T extends string | Buffer = string | Buffer> extends
 const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject']);
 const DEFAULT_MAX_BUFFER = 1024 * 1024;
 
-class Collector {
-  chunks: Buffer[] = [];
-  length = 0;
-  exceeded = false;
-}
+const empty = Buffer.alloc(0);
 
-function collect(stream: Readable | null, max: number, onExceeded: () => void): { c: Collector; done: Promise<void> } {
-  const c = new Collector();
-  if (stream === null) return { c, done: Promise.resolve() };
-  const done = new Promise<void>((resolve) => {
-    stream.on('data', (chunk: Buffer) => {
-      if (c.exceeded) return;
-      const room = max - c.length;
-      if (chunk.length > room) {
-        // Keep exactly maxBuffer bytes; drop the rest and stop reading.
-        if (room > 0) c.chunks.push(chunk.subarray(0, room));
-        c.length = max;
-        c.exceeded = true;
-        stream.destroy();
-        onExceeded();
-        return;
-      }
-      c.chunks.push(chunk);
-      c.length += chunk.length;
-    });
-    // A pipe read error (rare) ends collection like EOF; the exit status says the rest.
-    stream.on('error', () => resolve());
-    stream.on('close', () => resolve());
-  });
-  return { c, done };
-}
-
-function output(c: Collector, encoding: 'utf8' | 'buffer'): string | Buffer {
-  const buf = c.chunks.length === 1 ? c.chunks[0] : Buffer.concat(c.chunks, c.length);
-  return encoding === 'buffer' ? buf : buf.toString('utf8');
+function output(value: string | Buffer | undefined, encoding: 'utf8' | 'buffer'): string | Buffer {
+  if (value === undefined) return encoding === 'buffer' ? empty : '';
+  // A Buffer where a string was asked for: too long for a JS string. This
+  // throws ERR_STRING_TOO_LONG, which is the honest answer.
+  return encoding === 'buffer' || typeof value === 'string' ? value : value.toString('utf8');
 }
 
 function quoteArg(arg: string): string {
@@ -144,23 +115,29 @@ async function run(file: string, args: readonly string[] | undefined, options: E
   if (o.stdin === undefined && input === undefined) spawnOpts.stdio[0] = NativeStdio.Ignore;
 
   const command = [file, ...(args ?? [])].map(quoteArg).join(' ');
-  const child = spawnNormalized(spawnOpts);
-  writeInput(child, input);
-
+  // stdout/stderr pipes are read natively into one buffer each: no stream
+  // objects, one callback when everything has ended.
+  let capture = encoding === 'utf8' ? NativeCapture.AsString : 0;
+  if (spawnOpts.stdio[2] === NativeStdio.Pipe) capture |= NativeCapture.Stdout;
+  if (spawnOpts.stdio[4] === NativeStdio.Pipe) capture |= NativeCapture.Stderr;
   let exceeded: 'stdout' | 'stderr' | null = null;
-  const kill = (which: 'stdout' | 'stderr') => () => {
-    if (exceeded === null) exceeded = which;
-    if (spawnOpts.processGroup) child.killGroup(spawnOpts.killSignal);
-    else child.kill(spawnOpts.killSignal);
-  };
-  const out = collect(child.stdout, maxBuffer, kill('stdout'));
-  const err = collect(child.stderr, maxBuffer, kill('stderr'));
-  const [status] = await Promise.all([child.exited, out.done, err.done]);
+  const child = spawnNormalized(spawnOpts, {
+    flags: capture,
+    maxBuffer,
+    onOverflow: (stream) => {
+      exceeded ??= stream === 1 ? 'stdout' : 'stderr';
+      if (spawnOpts.processGroup) child.killGroup(spawnOpts.killSignal);
+      else child.kill(spawnOpts.killSignal);
+    },
+  });
+  writeInput(child, input);
+  const status = await child.exited;
+  const captured = child._captured;
 
   const result: ExecResult = {
     ...status,
-    stdout: output(out.c, encoding),
-    stderr: output(err.c, encoding),
+    stdout: output(captured?.stdout, encoding),
+    stderr: output(captured?.stderr, encoding),
     command,
     viaShell: false,
     maxBufferExceeded: exceeded,

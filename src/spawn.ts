@@ -1,4 +1,4 @@
-import { binding } from './binding';
+import { binding, type NativeOverflowCallback } from './binding';
 import { SpawnError } from './errors';
 import { normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
 import { Subprocess } from './subprocess';
@@ -10,18 +10,27 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
   }
 }
 
+/** Native output capture for the buffered paths (exec, runCheck). */
+export interface CaptureRequest {
+  /** NativeCapture bits. */
+  flags: number;
+  maxBuffer: number;
+  onOverflow?: NativeOverflowCallback;
+}
+
 /** Starts a checked request; throws SpawnError when the program cannot run. */
-export function spawnNormalized(opts: NormalizedSpawn): Subprocess {
+export function spawnNormalized(opts: NormalizedSpawn, capture?: CaptureRequest): Subprocess {
   throwIfAborted(opts.signal);
   const out = new Int32Array(6);
   let child: Subprocess | undefined;
   const started = performance.now();
   const watch = binding.spawn(
     opts.file, opts.argv, opts.envp, opts.searchPath, opts.cwd, opts.stdio, opts.flags,
-    opts.uid, opts.gid, opts.method,
+    opts.uid, opts.gid, opts.method, out, capture?.flags ?? 0, capture?.maxBuffer ?? 0,
     // Runs from the libuv loop, never before spawn() has returned.
-    (code, sig, userUs, systemUs, maxRss) => child!._onExit(code, sig, userUs, systemUs, maxRss),
-    out,
+    (code, sig, userUs, systemUs, maxRss, stdout, stderr) =>
+      child!._onExit(code, sig, userUs, systemUs, maxRss, stdout, stderr),
+    capture?.onOverflow,
   );
   if (watch === undefined) {
     throw new SpawnError(out[0], binding.steps[out[1]] ?? 'spawn', opts.file, opts.argv.slice(1), opts.cwd ?? undefined);

@@ -4,7 +4,10 @@ import net from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { binding, type NativeWatch } from './binding';
 import type { NormalizedSpawn, Signal } from './options';
+import { errnoName } from './errors';
 import { signalName, signalNumber, type ExitStatus } from './status';
+
+const ESRCH = 3;
 
 const SIGKILL = 9;
 
@@ -82,9 +85,7 @@ export class Subprocess {
    * child has already exited (its pid may belong to someone else by then).
    */
   kill(signal: Signal = 'SIGTERM'): boolean {
-    const n = signalNumber(signal, 'kill');
-    if (this.#status !== null) return false;
-    return sendSignal(this.pid, n);
+    return this.#send(signalNumber(signal, 'kill'), false);
   }
 
   /**
@@ -97,7 +98,7 @@ export class Subprocess {
     if (!this.#opts.processGroup) {
       throw new TypeError('killGroup: the child was spawned with processGroup: false');
     }
-    return sendSignal(-this.pid, n);
+    return this.#send(n, true);
   }
 
   /** Let the event loop exit while the child runs (streams need their own unref). */
@@ -123,17 +124,33 @@ export class Subprocess {
   }
 
   #signalTarget(n: number): void {
-    if (this.#opts.processGroup) sendSignal(-this.pid, n);
-    else if (this.#status === null) sendSignal(this.pid, n);
+    this.#send(n, this.#opts.processGroup);
   }
 
+  /** kill(2) through the native watch: it refuses a reaped pid. ESRCH → false. */
+  #send(signal: number, group: boolean): boolean {
+    const err = binding.kill(this.#watch, signal, group);
+    if (err === 0) return true;
+    if (err === ESRCH) return false;
+    throw Object.assign(new Error(`kill ${group ? -this.pid : this.pid} ${errnoName(err)}`), {
+      code: errnoName(err), errno: -err, syscall: 'kill',
+    });
+  }
+
+  /** @internal Output read natively (exec, runCheck), set just before exited resolves. */
+  _captured: { stdout: string | Buffer | undefined; stderr: string | Buffer | undefined } | undefined;
+
   /** @internal Called by spawn()'s native exit callback. */
-  _onExit(code: number, sig: number, userUs: number, systemUs: number, maxRssKb: number): void {
+  _onExit(
+    code: number, sig: number, userUs: number, systemUs: number, maxRssKb: number,
+    stdout: string | Buffer | undefined, stderr: string | Buffer | undefined,
+  ): void {
+    this._captured = { stdout, stderr };
     clearTimeout(this.#timer);
     if (this.#onAbort !== undefined) this.#abortSignal?.removeEventListener('abort', this.#onAbort);
     // After a timeout or abort, members of the group may outlive the leader;
     // the SIGKILL timer stays for them unless the group is already empty.
-    if (this.#forceTimer !== undefined && !(this.#opts.processGroup && sendSignal(-this.pid, 0))) {
+    if (this.#forceTimer !== undefined && !(this.#opts.processGroup && this.#send(0, true))) {
       clearTimeout(this.#forceTimer);
       this.#forceTimer = undefined;
     }
@@ -148,16 +165,5 @@ export class Subprocess {
     };
     this.#status = status;
     this.#resolve(status);
-  }
-}
-
-/** kill(2) that reports ESRCH as false instead of throwing. */
-function sendSignal(target: number, signal: number): boolean {
-  try {
-    process.kill(target, signal);
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    throw err;
   }
 }

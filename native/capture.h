@@ -1,0 +1,45 @@
+// Output capture for the buffered paths (exec, runCheck): reads a pipe on the
+// libuv loop straight into one growing buffer, no JS stream per chunk.
+#ifndef NOSHELL_CAPTURE_H_
+#define NOSHELL_CAPTURE_H_
+
+#include <stddef.h>
+#include <uv.h>
+
+namespace noshell {
+
+struct Capture;
+// Called once when the stream is finished: EOF, read error, or more than
+// `max` bytes (c->overflow). The poll handle is closing by then.
+typedef void (*CaptureEndCb)(Capture* c);
+
+struct Capture {
+  uv_poll_t poll;
+  int fd = -1;
+  bool active = false;    // being read
+  bool has_handle = false; // uv handle initialised and not yet closed
+  bool overflow = false;
+  char* data = nullptr;
+  size_t len = 0;
+  size_t cap = 0;
+  size_t max = 0;
+  CaptureEndCb on_end = nullptr;
+  uv_close_cb on_close = nullptr;
+  void* owner = nullptr;
+};
+
+// Takes ownership of fd (a pipe's read end). Returns 0 or a libuv error; on
+// error the fd is closed and no callback runs. On 0, on_close runs once the
+// handle is closed; if c->active is already false, reading could not start.
+int CaptureStart(uv_loop_t* loop, Capture* c, int fd, size_t max,
+                 CaptureEndCb on_end, uv_close_cb on_close, void* owner);
+
+// Stops reading (if still active), closes the fd and the handle. No on_end.
+void CaptureStop(Capture* c);
+
+// Hands the buffer to the caller (free() it); the capture forgets it.
+char* CaptureTake(Capture* c, size_t* len);
+
+}  // namespace noshell
+
+#endif  // NOSHELL_CAPTURE_H_
