@@ -17,7 +17,10 @@
         "NAPI_DISABLE_CPP_EXCEPTIONS",
         "NODE_ADDON_API_DISABLE_DEPRECATED"
       ],
-      "cflags": ["-Wall", "-Wextra", "-O2"],
+      "cflags": ["-Wall", "-Wextra", "-O2", "-fvisibility=hidden"],
+      "ldflags": [
+        "-Wl,-z,now"
+      ],
       "cflags_c": ["-std=gnu11"],
       "cflags_cc": ["-std=gnu++17"]
     }

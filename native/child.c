@@ -71,9 +71,10 @@ NO_SANITIZE static void close_from(int lowfd, int keep) {
   }
 #endif
   {
+    /* Node raises RLIMIT_NOFILE to its hard limit: close up to that. */
     long max = sysconf(_SC_OPEN_MAX);
     int fd;
-    if (max < 0 || max > 65536) max = 65536;
+    if (max < 0) max = 65536;
     for (fd = lowfd; fd < max; fd++)
       if (fd != keep) close(fd);
   }
@@ -167,10 +168,10 @@ int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
     ctx.err_fd = errpipe[1];
   }
 
-  /* Block everything (raw syscall: glibc's wrappers leave its internal
-   * signals unblocked) so nothing runs a handler in the child before
-   * child_main() has reset them. */
-  sigfillset(&all);
+  /* Block everything, glibc's internal signals (32, 33) too: sigfillset()
+   * and glibc's wrappers leave those out, hence memset and the raw syscall.
+   * Nothing may run a handler in the child before child_main() resets them. */
+  memset(&all, 0xff, sizeof(all));
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, NSIG / 8);
   if (use_fork) {
     pid = fork();

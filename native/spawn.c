@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -27,8 +28,18 @@ const char* noshell_step_name(noshell_step_t step) {
   return step_names[step];
 }
 
-static int is_exec_candidate(const char* path, int* saw_eacces) {
+/* Whether execve() of `path` can work, checked as the parent. A relative
+ * candidate is checked against the child's cwd (where execve will run), so
+ * PATH entries like "." or "" mean what they mean to execvp in the child. */
+static int is_exec_candidate(const char* path, const char* cwd,
+                             int* saw_eacces) {
+  char full[PATH_MAX];
   struct stat st;
+  if (cwd != NULL && path[0] != '/') {
+    int n = snprintf(full, sizeof(full), "%s/%s", cwd, path);
+    if (n < 0 || (size_t) n >= sizeof(full)) return 0;
+    path = full;
+  }
   if (stat(path, &st) != 0) {
     if (errno == EACCES) *saw_eacces = 1;
     return 0;
@@ -42,7 +53,7 @@ static int is_exec_candidate(const char* path, int* saw_eacces) {
 }
 
 int noshell_resolve(const char* file, const char* search_path,
-                    char* buf, size_t len) {
+                    const char* cwd, char* buf, size_t len) {
   size_t flen = strlen(file);
   int saw_eacces = 0;
   const char* p;
@@ -64,13 +75,13 @@ int noshell_resolve(const char* file, const char* search_path,
     if (dlen == 0) {
       if (flen + 1 <= len) {
         memcpy(buf, file, flen + 1);
-        if (is_exec_candidate(buf, &saw_eacces)) return 0;
+        if (is_exec_candidate(buf, cwd, &saw_eacces)) return 0;
       }
     } else if (dlen + 1 + flen + 1 <= len) {
       memcpy(buf, p, dlen);
       buf[dlen] = '/';
       memcpy(buf + dlen + 1, file, flen + 1);
-      if (is_exec_candidate(buf, &saw_eacces)) return 0;
+      if (is_exec_candidate(buf, cwd, &saw_eacces)) return 0;
     }
     if (*end == '\0') break;
     p = end + 1;
@@ -259,7 +270,8 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
   }
   child->method = method;
 
-  err = noshell_resolve(req->file, req->search_path, path, sizeof(path));
+  err = noshell_resolve(req->file, req->search_path, req->cwd, path,
+                        sizeof(path));
   if (err != 0) {
     child->step = NOSHELL_STEP_RESOLVE;
     return err;

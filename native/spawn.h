@@ -64,7 +64,7 @@ typedef struct {
   const char* file;          /* program; searched in search_path if no '/' */
   char* const* argv;         /* NULL-terminated; argv[0] may differ (argv0) */
   char* const* envp;         /* NULL-terminated; NULL means the parent's environ */
-  const char* search_path;   /* PATH to search; NULL means "/usr/bin:/bin" */
+  const char* search_path;   /* PATH to search; NULL means "/bin:/usr/bin" */
   const char* cwd;           /* NULL: the parent's */
   noshell_stdio_t stdio[3];
   unsigned flags;
@@ -83,10 +83,12 @@ typedef struct {
 int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child);
 const char* noshell_step_name(noshell_step_t step);
 
-/* Resolve req->file against search_path the way execvp would, without the
- * ENOEXEC fallback to /bin/sh. Writes into buf (size len). Returns 0 or errno. */
+/* Resolve file against search_path the way execvp in the child would
+ * (relative entries against cwd, if not NULL), without execvp's ENOEXEC
+ * fallback to /bin/sh. Checks run with the parent's credentials. Writes into
+ * buf (size len). Returns 0 or errno. */
 int noshell_resolve(const char* file, const char* search_path,
-                    char* buf, size_t len);
+                    const char* cwd, char* buf, size_t len);
 
 #ifdef __cplusplus
 }

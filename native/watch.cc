@@ -1,5 +1,6 @@
 #include "watch.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -8,6 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <uv.h>
+
+#include <mutex>
+#include <thread>
 
 #include "capture.h"
 
@@ -36,6 +40,8 @@ struct Watch {
   bool reported = false;
   bool js_gone = false;
   bool as_string = false;
+  bool kill_group_on_exit = false; // timeout/abort: SIGKILL the rest at exit
+  napi_async_cleanup_hook_handle cleanup = nullptr;
   int handles = 0;          // uv handles not yet closed
   unsigned delay_ms = 1;
   napi_env env = nullptr;
@@ -52,6 +58,12 @@ struct Watch {
 };
 
 void MaybeDelete(Watch* w) {
+  // Node waits for this before it unloads the addon at environment teardown
+  // (worker exit): no close callback may run after that.
+  if (w->handles == 0 && w->cleanup != nullptr) {
+    napi_remove_async_cleanup_hook(w->cleanup);
+    w->cleanup = nullptr;
+  }
   if (w->handles > 0 || !w->js_gone) return;
   for (Capture& c : w->cap) free(c.data);
   delete w;
@@ -92,13 +104,48 @@ void ReleaseJs(Watch* w) {
   w->async_context = nullptr;
 }
 
-void CleanupHook(void* arg) {
-  // The environment is going away (worker exit): stop everything, call nothing.
+void PinAddon() {
+  // The reaper thread runs code of this library, which Node unloads with the
+  // worker's environment: keep it mapped for the life of the process.
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void*>(&PinAddon), &info) != 0 &&
+        info.dli_fname != nullptr)
+      dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  });
+}
+
+void ReapLater(pid_t pid) {
+  // The environment is going away with the child still running: nobody
+  // would ever reap it. A detached thread waits for it instead.
+  PinAddon();
+  std::thread([pid] {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }).detach();
+}
+
+void CleanupHook(napi_async_cleanup_hook_handle handle, void* arg) {
+  // Environment teardown (worker exit): stop everything, call no JS. The
+  // hook is removed in MaybeDelete once every handle has closed.
+  (void) handle;
   Watch* w = static_cast<Watch*>(arg);
+  if (!w->reaped) {
+    int status;
+    pid_t r;
+    do
+      r = waitpid(w->pid, &status, WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == 0) ReapLater(w->pid);
+    w->reaped = true;
+  }
   StopExitWatch(w);
   for (Capture& c : w->cap) CaptureStop(&c);
   ReleaseJs(w);
   w->reported = true;
+  // Node-API finalizes the External at teardown; freeing waits for that too.
+  MaybeDelete(w);
 }
 
 // Calls fn(argv) through MakeCallback, so nextTicks and microtasks drain as
@@ -147,7 +194,6 @@ void MaybeReport(Watch* w) {
   if (w->reported || !w->reaped || w->cap[0].active || w->cap[1].active) return;
   w->reported = true;
   napi_env env = w->env;
-  napi_remove_env_cleanup_hook(env, CleanupHook, w);
   double code = -1, sig = 0;
   if (w->status_known && WIFEXITED(w->status)) code = WEXITSTATUS(w->status);
   if (w->status_known && WIFSIGNALED(w->status)) sig = WTERMSIG(w->status);
@@ -190,6 +236,19 @@ void OnCaptureEnd(Capture* c) {
 bool TryReap(Watch* w) {
   int status = 0;
   pid_t r;
+  if (w->kill_group_on_exit) {
+    // The leader has exited but is not reaped yet: as a zombie it still pins
+    // its pid, so -pid cannot name a reused group. Kill what is left of the
+    // group now, before the number is released.
+    siginfo_t info;
+    info.si_pid = 0;
+    int e;
+    do
+      e = waitid(P_PID, static_cast<id_t>(w->pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    while (e < 0 && errno == EINTR);
+    if (e == 0 && info.si_pid == 0) return false;  // still running
+    kill(-w->pid, SIGKILL);
+  }
   do
     r = wait4(w->pid, &status, WNOHANG, &w->ru);
   while (r < 0 && errno == EINTR);
@@ -294,7 +353,7 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req) {
         .ThrowAsJavaScriptException();
     return Napi::Value();
   }
-  napi_add_env_cleanup_hook(env, CleanupHook, w);
+  napi_add_async_cleanup_hook(env, CleanupHook, w, &w->cleanup);
 
   napi_value ext;
   napi_create_external(env, w, Finalize, nullptr, &ext);
@@ -321,24 +380,27 @@ Napi::Value WatchUnref(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// kill(watch, signal, group) -> 0 or errno. Signals the child only while it
-// is not reaped (after that its pid may name another process); the group
-// (-pid) stays addressable while any member lives.
+// kill(watch, signal, mode) -> 0 or errno. mode 0: the child, 1: its
+// process group, 2: the group, and SIGKILL whatever is left of the group when
+// the child exits (timeouts, aborts). Refused with ESRCH once the child is
+// reaped: its pid, and so its group id, may name someone else by then.
 Napi::Value WatchKill(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Watch* w = Unwrap(info);
-  if (w == nullptr || info.Length() < 3 || !info[1].IsNumber()) {
-    Napi::TypeError::New(env, "noshell: kill(watch, signal, group)")
+  if (w == nullptr || info.Length() < 3 || !info[1].IsNumber() ||
+      !info[2].IsNumber()) {
+    Napi::TypeError::New(env, "noshell: kill(watch, signal, mode)")
         .ThrowAsJavaScriptException();
     return Napi::Value();
   }
   int sig = info[1].As<Napi::Number>().Int32Value();
-  bool group = info[2].ToBoolean().Value();
+  int mode = info[2].As<Napi::Number>().Int32Value();
   int err = 0;
-  if (!group && w->reaped)
+  if (w->reaped)
     err = ESRCH;
-  else if (kill(group ? -w->pid : w->pid, sig) != 0)
+  else if (kill(mode != 0 ? -w->pid : w->pid, sig) != 0)
     err = errno;
+  if (mode == 2 && !w->reaped) w->kill_group_on_exit = true;
   return Napi::Number::New(env, err);
 }
 

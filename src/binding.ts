@@ -56,8 +56,12 @@ export interface NativeBinding {
   ): NativeWatch | undefined;
   ref(watch: NativeWatch): void;
   unref(watch: NativeWatch): void;
-  /** kill(2) of the child (refused with ESRCH once reaped) or of its group; returns 0 or errno. */
-  kill(watch: NativeWatch, signal: number, group: boolean): number;
+  /**
+   * kill(2); returns 0 or errno, ESRCH once the child is reaped. mode 0: the
+   * child; 1: its process group; 2: the group, and SIGKILL to what is left of
+   * the group when the child exits, before it is reaped.
+   */
+  kill(watch: NativeWatch, signal: number, mode: 0 | 1 | 2): number;
   /** Names of noshell_step_t values, by index. */
   readonly steps: readonly string[];
 }

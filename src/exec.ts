@@ -126,8 +126,7 @@ async function run(file: string, args: readonly string[] | undefined, options: E
     maxBuffer,
     onOverflow: (stream) => {
       exceeded ??= stream === 1 ? 'stdout' : 'stderr';
-      if (spawnOpts.processGroup) child.killGroup(spawnOpts.killSignal);
-      else child.kill(spawnOpts.killSignal);
+      child._terminate();
     },
   });
   writeInput(child, input);

@@ -9,6 +9,17 @@ import { signalName, signalNumber, type ExitStatus } from './status';
 
 const ESRCH = 3;
 
+/** Modes of binding.kill(). */
+const enum KillMode { Child = 0, Group = 1, GroupThenReap = 2 }
+
+function drainUnread(...streams: Array<Readable | null>): void {
+  for (const s of streams) {
+    if (s !== null && !s.destroyed && s.readableFlowing === null && s.listenerCount('data') === 0 && s.listenerCount('readable') === 0) {
+      s.resume();
+    }
+  }
+}
+
 const SIGKILL = 9;
 
 function pipeStream(fd: number, readable: boolean): net.Socket | null {
@@ -56,7 +67,7 @@ export class Subprocess {
     if (opts.timeout > 0) {
       this.#timer = setTimeout(() => {
         this.#timedOut = true;
-        this.#terminate();
+        this._terminate();
       }, opts.timeout);
     }
     if (opts.signal !== undefined) {
@@ -64,7 +75,7 @@ export class Subprocess {
       this.#abortSignal = signal;
       this.#onAbort = () => {
         this.#aborted = true;
-        this.#terminate();
+        this._terminate();
       };
       signal.addEventListener('abort', this.#onAbort, { once: true });
     }
@@ -81,24 +92,24 @@ export class Subprocess {
   }
 
   /**
-   * Sends a signal (default SIGTERM) to the child. Returns false when the
-   * child has already exited (its pid may belong to someone else by then).
+   * Sends a signal (default SIGTERM) to the child. Returns false once the
+   * child has exited (its pid may belong to someone else by then).
    */
   kill(signal: Signal = 'SIGTERM'): boolean {
-    return this.#send(signalNumber(signal, 'kill'), false);
+    return this.#send(signalNumber(signal, 'kill'), KillMode.Child);
   }
 
   /**
    * Sends a signal to the child's whole process group (processGroup: true),
-   * grandchildren included. Works after the child itself exited, as long as
-   * members of its group remain.
+   * grandchildren included. Returns false once the child has exited: the
+   * group id is its pid, which may name someone else's group by then.
    */
   killGroup(signal: Signal = 'SIGTERM'): boolean {
     const n = signalNumber(signal, 'killGroup');
     if (!this.#opts.processGroup) {
       throw new TypeError('killGroup: the child was spawned with processGroup: false');
     }
-    return this.#send(n, true);
+    return this.#send(n, KillMode.Group);
   }
 
   /** Let the event loop exit while the child runs (streams need their own unref). */
@@ -112,27 +123,31 @@ export class Subprocess {
     return this;
   }
 
-  #terminate(): void {
+  /**
+   * Timeout, abort, maxBuffer: killSignal to the group, SIGKILL after
+   * forceKillAfter if the child still runs, and SIGKILL to whatever is left
+   * of the group the moment the child exits (done natively before reaping,
+   * while the zombie still pins the group id). Errors are not the caller's
+   * to handle here: EPERM just means it was not delivered.
+   */
+  _terminate(): void {
     const o = this.#opts;
-    this.#signalTarget(o.killSignal);
-    if (o.forceKillAfter > 0 && o.killSignal !== SIGKILL && this.#forceTimer === undefined) {
+    const mode = o.processGroup ? KillMode.GroupThenReap : KillMode.Child;
+    binding.kill(this.#watch, o.killSignal, mode);
+    if (o.forceKillAfter > 0 && o.killSignal !== SIGKILL && this.#forceTimer === undefined && this.#status === null) {
       this.#forceTimer = setTimeout(() => {
         this.#forceTimer = undefined;
-        this.#signalTarget(SIGKILL);
+        binding.kill(this.#watch, SIGKILL, mode);
       }, o.forceKillAfter);
     }
   }
 
-  #signalTarget(n: number): void {
-    this.#send(n, this.#opts.processGroup);
-  }
-
-  /** kill(2) through the native watch: it refuses a reaped pid. ESRCH → false. */
-  #send(signal: number, group: boolean): boolean {
-    const err = binding.kill(this.#watch, signal, group);
+  /** kill(2) through the native watch, which refuses a reaped pid: ESRCH → false. */
+  #send(signal: number, mode: KillMode): boolean {
+    const err = binding.kill(this.#watch, signal, mode);
     if (err === 0) return true;
     if (err === ESRCH) return false;
-    throw Object.assign(new Error(`kill ${group ? -this.pid : this.pid} ${errnoName(err)}`), {
+    throw Object.assign(new Error(`kill ${mode === KillMode.Child ? this.pid : -this.pid} ${errnoName(err)}`), {
       code: errnoName(err), errno: -err, syscall: 'kill',
     });
   }
@@ -145,15 +160,6 @@ export class Subprocess {
     code: number, sig: number, userUs: number, systemUs: number, maxRssKb: number,
     stdout: string | Buffer | undefined, stderr: string | Buffer | undefined,
   ): void {
-    this._captured = { stdout, stderr };
-    clearTimeout(this.#timer);
-    if (this.#onAbort !== undefined) this.#abortSignal?.removeEventListener('abort', this.#onAbort);
-    // After a timeout or abort, members of the group may outlive the leader;
-    // the SIGKILL timer stays for them unless the group is already empty.
-    if (this.#forceTimer !== undefined && !(this.#opts.processGroup && this.#send(0, true))) {
-      clearTimeout(this.#forceTimer);
-      this.#forceTimer = undefined;
-    }
     const status: ExitStatus = {
       pid: this.pid,
       exitCode: code >= 0 && sig === 0 ? code : null,
@@ -163,7 +169,18 @@ export class Subprocess {
       durationMs: performance.now() - this.#started,
       rusage: { userCpuMs: userUs / 1000, systemCpuMs: systemUs / 1000, maxRssKb },
     };
+    // Reaped: from here on nothing may signal this pid.
     this.#status = status;
+    this._captured = { stdout, stderr };
+    clearTimeout(this.#timer);
+    clearTimeout(this.#forceTimer);
+    this.#forceTimer = undefined;
+    if (this.#onAbort !== undefined) this.#abortSignal?.removeEventListener('abort', this.#onAbort);
+    // Like node:child_process: our end of stdin goes with the child, and
+    // output nobody listens to is drained so its pipe closes. setImmediate
+    // lets code awaiting `exited` attach its listeners first.
+    this.stdin?.destroy();
+    if (this.stdout !== null || this.stderr !== null) setImmediate(drainUnread, this.stdout, this.stderr);
     this.#resolve(status);
   }
 }

@@ -28,6 +28,24 @@ describe('no fd growth, no zombies', () => {
     expect(childProcesses()).toEqual([]);
   });
 
+  it('default pipes nobody reads or writes are closed when the child exits', async () => {
+    await spawn('/bin/echo', ['warm']).exited;
+    const fdsBefore = openFds().length;
+    for (let i = 0; i < 100; i++) {
+      const st = await spawn('/bin/echo', ['unread output']).exited;
+      expect(st.exitCode).toBe(0);
+    }
+    expect(await waitFor(() => openFds().length <= fdsBefore, 2000)).toBe(true);
+  });
+
+  it('output read after awaiting exited is still there', async () => {
+    const child = spawn('/bin/echo', ['late reader']);
+    await child.exited;
+    const chunks: Buffer[] = [];
+    for await (const chunk of child.stdout!) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('late reader\n');
+  });
+
   it('failed spawns leak nothing', async () => {
     const fdsBefore = openFds().length;
     for (let i = 0; i < 200; i++) {

@@ -94,6 +94,15 @@ describe.each(METHODS)('method %s', (method) => {
     }
   });
 
+  it('looks relative PATH entries up in the child cwd, as execvp in the child would', async () => {
+    const dir = path.dirname(PROBE);
+    for (const PATH of ['', '.', `/nonexistent:.`]) {
+      const r = await execFile('probe', ['argv'], { method, cwd: dir, env: { PATH } });
+      expect(nulFields(r.stdout as string)).toEqual(['probe', 'argv']);
+    }
+    await expect(execFile('probe', [], { method, cwd: tmp, env: { PATH: '.' } })).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('looks programs up in the child PATH', async () => {
     const r = await execFile('probe', ['argv'], { method, env: { PATH: `/nonexistent:${path.dirname(PROBE)}` } });
     expect(nulFields(r.stdout as string)).toEqual(['probe', 'argv']);
@@ -168,15 +177,26 @@ describe.each(METHODS)('method %s', (method) => {
     expect(await waitFor(() => !isAlive(grandchild))).toBe(true);
   });
 
-  it('SIGKILLs what ignores SIGTERM after forceKillAfter', async () => {
+  it('SIGKILLs a child that ignores SIGTERM after forceKillAfter, its group with it', async () => {
     const pidFile = path.join(tmp, `gc-term-${method}.pid`);
-    const child = spawn(PROBE, ['group', pidFile, '30', 'ignore-term'], { method, timeout: 200, forceKillAfter: 200 });
+    const child = spawn(PROBE, ['group', pidFile, '30', 'ignore-term-all'], { method, timeout: 200, forceKillAfter: 300 });
     const st = await child.exited;
-    expect(st.timedOut).toBe(true);
+    expect(st).toMatchObject({ timedOut: true, signal: 'SIGKILL' });
+    expect(st.durationMs).toBeGreaterThanOrEqual(450);
     const grandchild = readPid(pidFile);
-    // The leader died of SIGTERM; the grandchild ignores it until SIGKILL.
-    expect(isAlive(grandchild)).toBe(true);
     expect(await waitFor(() => !isAlive(grandchild))).toBe(true);
+  });
+
+  it('after a timeout, what is left of the group dies with the leader', async () => {
+    // The grandchild ignores SIGTERM; the leader dies of it. The rest of the
+    // group is SIGKILLed as the leader is reaped, not forceKillAfter later.
+    const pidFile = path.join(tmp, `gc-rest-${method}.pid`);
+    const child = spawn(PROBE, ['group', pidFile, '30', 'ignore-term'], { method, timeout: 200, forceKillAfter: 60_000 });
+    const st = await child.exited;
+    expect(st).toMatchObject({ timedOut: true, signal: 'SIGTERM' });
+    const grandchild = readPid(pidFile);
+    expect(await waitFor(() => !isAlive(grandchild), 2000)).toBe(true);
+    expect(child.killGroup('SIGKILL')).toBe(false);
   });
 
   it('AbortSignal kills the child; an aborted signal spawns nothing', async () => {
