@@ -1,0 +1,166 @@
+/* Drives the plain-C spawning core directly (no Node), for valgrind and
+ * AddressSanitizer runs: every method, pipes, stdio overlap, failures.
+ * Prints "N passed, M failed" and exits non-zero on failure. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../native/spawn.h"
+
+static int passed, failed;
+
+#define CHECK(cond, ...)                                 \
+  do {                                                   \
+    if (cond) {                                          \
+      passed++;                                          \
+    } else {                                             \
+      failed++;                                          \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                      \
+      fputc('\n', stderr);                               \
+    }                                                    \
+  } while (0)
+
+static int count_fds(void) {
+  int n = 0, fd;
+  for (fd = 0; fd < 1024; fd++)
+    if (fcntl(fd, F_GETFD) >= 0) n++;
+  return n;
+}
+
+static size_t read_all(int fd, char* buf, size_t len) {
+  size_t got = 0;
+  ssize_t n;
+  while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) != 0) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    got += (size_t) n;
+  }
+  buf[got] = '\0';
+  return got;
+}
+
+static int wait_status(pid_t pid) {
+  int status = -1;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+static void init(noshell_spawn_t* req, noshell_method_t method, char** argv) {
+  memset(req, 0, sizeof(*req));
+  req->file = argv[0];
+  req->argv = argv;
+  req->method = method;
+  req->flags = NOSHELL_NEW_PGROUP;
+  req->stdio[0].kind = NOSHELL_STDIO_IGNORE;
+  req->stdio[1].kind = NOSHELL_STDIO_PIPE;
+  req->stdio[2].kind = NOSHELL_STDIO_STDOUT;
+}
+
+static void test_method(noshell_method_t method, int can_see_errors) {
+  char* echo[] = {"sh", "-c", "echo out; echo err >&2; ls /proc/self/fd | wc -l; exit 7", NULL};
+  char* missing[] = {"/nonexistent/prog", NULL};
+  char* pwd[] = {"pwd", NULL};
+  char buf[4096];
+  noshell_spawn_t req;
+  noshell_child_t child;
+  int err, status;
+
+  init(&req, method, echo);
+  req.search_path = "/usr/bin:/bin";
+  err = noshell_spawn(&req, &child);
+  CHECK(err == 0, "method %d: spawn sh: %s", method, strerror(err));
+  if (err == 0) {
+    CHECK(child.fds[0] == -1 && child.fds[2] == -1 && child.fds[1] >= 3, "fds");
+    read_all(child.fds[1], buf, sizeof(buf));
+    close(child.fds[1]);
+    status = wait_status(child.pid);
+    /* 4 = fds 0, 1, 2 and the one ls opened for the listing. */
+    CHECK(strcmp(buf, "out\nerr\n4\n") == 0, "method %d: output %s", method, buf);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7, "status %x", status);
+  }
+
+  init(&req, method, pwd);
+  req.search_path = "/bin";
+  req.cwd = "/tmp";
+  err = noshell_spawn(&req, &child);
+  CHECK(err == 0, "spawn pwd: %s", strerror(err));
+  if (err == 0) {
+    read_all(child.fds[1], buf, sizeof(buf));
+    close(child.fds[1]);
+    wait_status(child.pid);
+    CHECK(strcmp(buf, "/tmp\n") == 0, "cwd: %s", buf);
+  }
+
+  if (can_see_errors) {
+    init(&req, method, missing);
+    err = noshell_spawn(&req, &child);
+    CHECK(err == ENOENT && child.pid == -1 && child.fds[1] == -1, "ENOENT: %d", err);
+
+    init(&req, method, pwd);
+    req.search_path = "/bin";
+    req.cwd = "/nonexistent";
+    err = noshell_spawn(&req, &child);
+    CHECK(err == ENOENT && child.step == NOSHELL_STEP_CHDIR, "chdir: %d step %d", err, child.step);
+  }
+
+  /* stdout onto the caller's fd 0 slot: the overlap path. */
+  {
+    int p[2];
+    char* cat[] = {"/bin/cat", NULL};
+    if (pipe2(p, O_CLOEXEC) == 0) {
+      init(&req, method, cat);
+      req.stdio[0].kind = NOSHELL_STDIO_PIPE;
+      req.stdio[1].kind = NOSHELL_STDIO_FD;
+      req.stdio[1].fd = p[1];
+      req.stdio[2].kind = NOSHELL_STDIO_IGNORE;
+      err = noshell_spawn(&req, &child);
+      close(p[1]);
+      CHECK(err == 0, "cat: %s", strerror(err));
+      if (err == 0) {
+        CHECK(write(child.fds[0], "piped", 5) == 5, "write");
+        close(child.fds[0]);
+        read_all(p[0], buf, sizeof(buf));
+        wait_status(child.pid);
+        CHECK(strcmp(buf, "piped") == 0, "cat output %s", buf);
+      }
+      close(p[0]);
+    }
+  }
+
+  init(&req, method, pwd);
+  req.search_path = "/bin";
+  req.stdio[1].kind = NOSHELL_STDIO_FD;
+  req.stdio[1].fd = 999;
+  err = noshell_spawn(&req, &child);
+  CHECK(err == EBADF && child.step == NOSHELL_STEP_STDIO, "EBADF: %d", err);
+}
+
+int main(void) {
+  /* Under valgrind a CLONE_VM|CLONE_VFORK child (ours, and glibc's
+   * posix_spawn) runs as a fork with its own memory, so an exec error only
+   * the child sees cannot reach the parent on those paths. */
+  int under_valgrind = getenv("NOSHELL_UNDER_VALGRIND") != NULL;
+  int fds = count_fds();
+  char path[4096];
+  test_method(NOSHELL_METHOD_POSIX_SPAWN, !under_valgrind);
+  test_method(NOSHELL_METHOD_VFORK, !under_valgrind);
+  test_method(NOSHELL_METHOD_FORK, 1);
+  test_method(NOSHELL_METHOD_AUTO, !under_valgrind);
+  CHECK(noshell_resolve("sh", "/nonexistent:/bin", NULL, path, sizeof(path)) == 0 &&
+            strcmp(path, "/bin/sh") == 0, "resolve: %s", path);
+  CHECK(noshell_resolve("sh", "", "/bin", path, sizeof(path)) == 0 && strcmp(path, "sh") == 0,
+        "resolve relative: %s", path);
+  CHECK(noshell_resolve("", "/bin", NULL, path, sizeof(path)) == ENOENT, "empty");
+  CHECK(count_fds() == fds, "fds leaked: %d -> %d", fds, count_fds());
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
