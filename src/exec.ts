@@ -1,7 +1,7 @@
 // Buffered exec/execFile: run to completion, collect stdout/stderr, reject on
 // failure with ExecError carrying the whole result.
 import { NativeCapture, NativeStdio } from './binding';
-import { splitCommand } from './command';
+import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand, type ShellOption } from './command';
 import { ExecError } from './errors';
 import { describe, normalizeSpawn, type SpawnOptions } from './options';
 import { spawnNormalized } from './spawn';
@@ -16,6 +16,10 @@ export interface ExecOptions extends SpawnOptions {
   encoding?: 'utf8' | 'buffer';
   /** Reject on non-zero exit, signal, timeout, abort or maxBuffer (default true). */
   reject?: boolean;
+  /** For command strings: false (default) never uses /bin/sh and throws
+   * ShellSyntaxError when the string needs it; 'auto' uses /bin/sh -c only
+   * then; true always. argv arrays never go through a shell. */
+  shell?: ShellOption;
 }
 
 export interface ExecResult<T extends string | Buffer = string | Buffer> extends ExitStatus {
@@ -28,7 +32,7 @@ export interface ExecResult<T extends string | Buffer = string | Buffer> extends
   maxBufferExceeded: 'stdout' | 'stderr' | null;
 }
 
-const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject']);
+const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject', 'shell']);
 const DEFAULT_MAX_BUFFER = 1024 * 1024;
 
 const empty = Buffer.alloc(0);
@@ -38,10 +42,6 @@ function output(value: string | Buffer | undefined, encoding: 'utf8' | 'buffer')
   // A Buffer where a string was asked for: too long for a JS string. This
   // throws ERR_STRING_TOO_LONG, which is the honest answer.
   return encoding === 'buffer' || typeof value === 'string' ? value : value.toString('utf8');
-}
-
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
 function failureMessage(r: ExecResult, timeout: number): string | null {
@@ -66,31 +66,31 @@ function writeInput(child: Subprocess, input: string | Uint8Array | undefined): 
   else stdin.end();
 }
 
-/** Runs `file` with `args` (no shell) and buffers its output. */
+/** Runs `file` with `args` (never a shell) and buffers its output. */
 export async function execFile(file: string, args?: readonly string[], options?: ExecOptions): Promise<ExecResult> {
-  return run(file, args, options, 'execFile');
+  if (checkShellOption(options?.shell, 'execFile') === true) {
+    throw new TypeError("execFile: shell: true makes no sense for an argv; use exec(string, { shell: true })");
+  }
+  if (typeof file !== 'string') throw new TypeError(`execFile: file must be a string, got ${describe(file)}`);
+  const display = [file, ...(Array.isArray(args) ? args : [])].map((a) => quoteArg(String(a))).join(' ');
+  return run({ file, args: args as string[], env: undefined, viaShell: false, display }, options, 'execFile');
 }
 
 /**
- * Runs a command given as an argv array, or as a string of plain words
- * separated by blanks. A string that needs a shell throws ShellSyntaxError.
+ * Runs a command string or an argv array and buffers its output. Strings
+ * follow the shell's word rules without a shell (see parseCommand); one that
+ * needs a shell throws ShellSyntaxError unless `shell` allows /bin/sh.
  */
 export async function exec(command: string | readonly string[], options?: ExecOptions): Promise<ExecResult> {
-  let argv: readonly string[];
-  if (typeof command === 'string') {
-    argv = splitCommand(command);
-  } else if (Array.isArray(command)) {
-    if (command.length === 0) throw new TypeError('exec: the argv array must not be empty');
-    argv = command;
-  } else {
-    throw new TypeError(`exec: command must be a string or an argv array, got ${describe(command)}`);
-  }
-  return run(argv[0], argv.slice(1), options, 'exec');
+  return run(resolveCommand(command, checkShellOption(options?.shell, 'exec'), 'exec'), options, 'exec');
 }
 
-async function run(file: string, args: readonly string[] | undefined, options: ExecOptions | undefined, api: string): Promise<ExecResult> {
-  const o: ExecOptions = options ?? {};
-  const spawnOpts = normalizeSpawn(file, args, o, api, execKeys);
+/** @internal Shared by exec, execFile and runCheck. */
+export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined, api: string): Promise<ExecResult> {
+  let o: ExecOptions = options ?? {};
+  // NAME=value words of the command string go on top of the environment.
+  if (cmd.env !== undefined) o = { ...o, env: { ...o.env, ...cmd.env } };
+  const spawnOpts = normalizeSpawn(cmd.file, cmd.args, o, api, execKeys);
   const maxBuffer = o.maxBuffer ?? DEFAULT_MAX_BUFFER;
   if (typeof maxBuffer !== 'number' || !(maxBuffer >= 0)) {
     throw new TypeError(`maxBuffer must be a non-negative number of bytes, got ${describe(maxBuffer)}`);
@@ -114,7 +114,7 @@ async function run(file: string, args: readonly string[] | undefined, options: E
   // Without input, the child reads /dev/null rather than hanging on a pipe.
   if (o.stdin === undefined && input === undefined) spawnOpts.stdio[0] = NativeStdio.Ignore;
 
-  const command = [file, ...(args ?? [])].map(quoteArg).join(' ');
+  const command = cmd.display;
   // stdout/stderr pipes are read natively into one buffer each: no stream
   // objects, one callback when everything has ended.
   let capture = encoding === 'utf8' ? NativeCapture.AsString : 0;
@@ -138,7 +138,7 @@ async function run(file: string, args: readonly string[] | undefined, options: E
     stdout: output(captured?.stdout, encoding),
     stderr: output(captured?.stderr, encoding),
     command,
-    viaShell: false,
+    viaShell: cmd.viaShell,
     maxBufferExceeded: exceeded,
   };
   if (o.reject !== false) {

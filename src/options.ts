@@ -4,6 +4,9 @@ import { isMainThread } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { NativeFlag, NativeMethod, NativeStdio } from './binding';
 import { signalNumber } from './status';
+import { checkString, describe } from './validate';
+
+export { checkString, describe };
 
 export type StdioOption = 'pipe' | 'ignore' | 'inherit' | number;
 export type SpawnMethod = 'auto' | 'posix_spawn' | 'vfork' | 'fork';
@@ -78,22 +81,6 @@ export function checkOptionKeys(options: object, api: string, extra?: ReadonlySe
       throw new TypeError(`${api}: unknown option ${JSON.stringify(key)}`);
     }
   }
-}
-
-export function checkString(value: unknown, what: string): string {
-  if (typeof value !== 'string') {
-    throw new TypeError(`${what} must be a string, got ${describe(value)}`);
-  }
-  if (value.includes('\0')) {
-    throw new TypeError(`${what} must not contain NUL bytes: ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
 }
 
 function checkMs(value: unknown, option: string): number {

@@ -152,6 +152,9 @@ export class Subprocess {
     });
   }
 
+  /** @internal popen: the caller reads at its own pace and closes; keep unread output. */
+  _keepUnread = false;
+
   /** @internal Output read natively (exec, runCheck), set just before exited resolves. */
   _captured: { stdout: string | Buffer | undefined; stderr: string | Buffer | undefined } | undefined;
 
@@ -180,7 +183,9 @@ export class Subprocess {
     // output nobody listens to is drained so its pipe closes. setImmediate
     // lets code awaiting `exited` attach its listeners first.
     this.stdin?.destroy();
-    if (this.stdout !== null || this.stderr !== null) setImmediate(drainUnread, this.stdout, this.stderr);
+    if (!this._keepUnread && (this.stdout !== null || this.stderr !== null)) {
+      setImmediate(drainUnread, this.stdout, this.stderr);
+    }
     this.#resolve(status);
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { exec, execFile, ExecError, ShellSyntaxError, SpawnError } from '../src/index';
-import { nulFields, PROBE } from './helpers';
+import { nulFields, parseInfo, PROBE } from './helpers';
 
 describe('execFile', () => {
   it('buffers stdout and stderr separately, as utf8 or Buffers', async () => {
@@ -74,17 +74,56 @@ describe('execFile', () => {
 });
 
 describe('exec', () => {
-  it('runs an argv array or a plain command string without a shell', async () => {
+  it('runs an argv array, or a string split by the shell word rules without a shell', async () => {
     const a = await exec([PROBE, 'argv', 'a b', '$x']);
     expect(nulFields(a.stdout as string)).toEqual([PROBE, 'argv', 'a b', '$x']);
-    const s = await exec(`${PROBE}   argv one\ttwo`);
-    expect(nulFields(s.stdout as string)).toEqual([PROBE, 'argv', 'one', 'two']);
+    const s = await exec(`${PROBE}   argv one\ttwo 'a b' "c\\"d" ''`);
+    expect(nulFields(s.stdout as string)).toEqual([PROBE, 'argv', 'one', 'two', 'a b', 'c"d', '']);
+    expect(s).toMatchObject({ viaShell: false, command: `${PROBE}   argv one\ttwo 'a b' "c\\"d" ''` });
+    // No shell in between: the Node process is the parent.
+    const info = parseInfo((await exec(`${PROBE} info`)).stdout as string);
+    expect(Number(info.ppid)).toBe(process.pid);
+  });
+
+  it('puts leading NAME=value words in the child environment', async () => {
+    const r = await exec(`GREETING='hello there' ${PROBE} env GREETING`, { env: { GREETING: 'overridden' } });
+    expect(nulFields(r.stdout as string)).toEqual(['GREETING=hello there']);
   });
 
   it('refuses strings that need a shell instead of guessing', async () => {
     const err = await exec(`${PROBE} argv 'a b' | cat`).catch((e) => e);
     expect(err).toBeInstanceOf(ShellSyntaxError);
-    expect(err.reasons).toEqual(expect.arrayContaining(['pipe']));
+    expect(err.reasons).toEqual(['pipe']);
+    expect(err.message).toContain('pipe');
     await expect(exec('   ')).rejects.toBeInstanceOf(ShellSyntaxError);
+    await expect(exec('echo $HOME')).rejects.toMatchObject({ reasons: ['variable'] });
+  });
+
+  it("shell: 'auto' uses /bin/sh only when needed; true always", async () => {
+    const direct = await exec(`${PROBE} info`, { shell: 'auto' });
+    expect(direct.viaShell).toBe(false);
+    expect(Number(parseInfo(direct.stdout as string).ppid)).toBe(process.pid);
+
+    const piped = await exec(`${PROBE} info | cat`, { shell: 'auto' });
+    expect(piped.viaShell).toBe(true);
+    // The probe's parent is the shell now, not us.
+    expect(Number(parseInfo(piped.stdout as string).ppid)).not.toBe(process.pid);
+
+    const forced = await exec('echo "$0"', { shell: true });
+    expect(forced).toMatchObject({ viaShell: true, stdout: '/bin/sh\n' });
+
+    // A string starting with '-' is a command for the shell, not an option.
+    const dash = await exec('-definitely-not-a-command', { shell: true, reject: false });
+    expect(dash).toMatchObject({ exitCode: 127, viaShell: true });
+    expect(dash.stderr).toContain('-definitely-not-a-command: not found');
+
+    const arr = await exec(['/bin/echo', '$HOME | x'], { shell: true });
+    expect(arr).toMatchObject({ viaShell: false, stdout: '$HOME | x\n' });
+  });
+
+  it('bad shell values and execFile with shell: true are TypeErrors', async () => {
+    await expect(exec('true', { shell: 'yes' as never })).rejects.toThrow(TypeError);
+    await expect(execFile('/bin/true', [], { shell: true })).rejects.toThrow(TypeError);
+    expect((await execFile('/bin/echo', ['$x'], { shell: 'auto' })).stdout).toBe('$x\n');
   });
 });

@@ -1,0 +1,94 @@
+// popen(): the popen(3) contract in Node's idiom, without /bin/sh. 'r' gives
+// a Readable of the child's stdout, 'w' a Writable to its stdin; close() is
+// pclose(): end our side, wait for the child, return its status.
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { checkShellOption, resolveCommand, type ShellOption } from './command';
+import { describe, normalizeSpawn, type SpawnOptions, type StdioOption } from './options';
+import { spawnNormalized } from './spawn';
+import type { ExitStatus } from './status';
+import type { Subprocess } from './subprocess';
+
+export interface PopenOptions extends Omit<SpawnOptions, 'stdin' | 'stdout'> {
+  /** 'w' mode only: where the child's stdout goes (default 'inherit'). */
+  stdout?: Exclude<StdioOption, 'pipe'>;
+  /** Default 'inherit', as with popen(3). */
+  stderr?: Exclude<StdioOption, 'pipe'> | 'stdout';
+  shell?: ShellOption;
+}
+
+interface PopenCommon {
+  readonly pid: number;
+  readonly subprocess: Subprocess;
+  /** The command ran through /bin/sh -c (shell: 'auto' or true). */
+  readonly viaShell: boolean;
+  /** pclose(): ends our side, waits for the child. Same promise every call. */
+  close(): Promise<ExitStatus>;
+}
+
+export type PopenReader = Readable & PopenCommon & {
+  /** The child's output line by line (without line endings). */
+  lines(): AsyncIterable<string>;
+};
+export type PopenWriter = Writable & PopenCommon;
+export type Popen = PopenReader | PopenWriter;
+
+const popenKeys = new Set(['shell']);
+
+export function popen(command: string | readonly string[], mode: 'r', options?: PopenOptions): PopenReader;
+export function popen(command: string | readonly string[], mode: 'w', options?: PopenOptions): PopenWriter;
+export function popen(command: string | readonly string[], mode: 'r' | 'w', options?: PopenOptions): Popen;
+export function popen(command: string | readonly string[], mode: 'r' | 'w', options?: PopenOptions): Popen {
+  if (mode !== 'r' && mode !== 'w') {
+    throw new TypeError(`popen: mode must be 'r' or 'w', got ${describe(mode)}`);
+  }
+  const o: PopenOptions = options ?? {};
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) {
+    throw new TypeError(`popen: options must be an object, got ${describe(options)}`);
+  }
+  if ('stdin' in o) throw new TypeError('popen: stdin is set by the mode');
+  if (mode === 'r' && o.stdout !== undefined) throw new TypeError("popen: stdout is the stream in mode 'r'");
+  if ((o.stdout as unknown) === 'pipe' || (o.stderr as unknown) === 'pipe') {
+    throw new TypeError('popen: only the mode\'s stream is a pipe; use spawn() for more');
+  }
+  const cmd = resolveCommand(command, checkShellOption(o.shell, 'popen'), 'popen');
+  const spawnOptions: SpawnOptions = {
+    ...o,
+    ...(cmd.env !== undefined ? { env: { ...o.env, ...cmd.env } } : {}),
+    stdin: mode === 'r' ? 'ignore' : 'pipe',
+    stdout: mode === 'r' ? 'pipe' : (o.stdout ?? 'inherit'),
+    stderr: o.stderr ?? 'inherit',
+  };
+  delete (spawnOptions as PopenOptions).shell;
+  const child = spawnNormalized(normalizeSpawn(cmd.file, cmd.args, spawnOptions, 'popen', popenKeys));
+  child._keepUnread = true;
+  const stream = (mode === 'r' ? child.stdout : child.stdin) as Readable & Writable;
+
+  let closing: Promise<ExitStatus> | undefined;
+  const close = (): Promise<ExitStatus> => {
+    closing ??= (async () => {
+      if (mode === 'r') {
+        // A child still writing gets SIGPIPE: its disposition is the default.
+        stream.destroy();
+      } else if (!stream.destroyed && !stream.writableFinished) {
+        await new Promise<void>((resolve) => {
+          // EPIPE when the child has stopped reading: its status tells the rest.
+          stream.once('error', () => resolve());
+          stream.end(() => resolve());
+        });
+      }
+      return child.exited;
+    })();
+    return closing;
+  };
+
+  return Object.assign(stream, {
+    pid: child.pid,
+    subprocess: child,
+    viaShell: cmd.viaShell,
+    close,
+    ...(mode === 'r'
+      ? { lines: (): AsyncIterable<string> => createInterface({ input: stream, crlfDelay: Infinity }) }
+      : {}),
+  }) as Popen;
+}

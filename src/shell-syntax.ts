@@ -1,0 +1,119 @@
+// Tables for parse-command's scanner: which characters the POSIX shell (dash
+// as /bin/sh) treats specially, which command names only mean something
+// inside a shell, and the names of the reasons a command needs one.
+
+/*
+ * Reasons, as bits so a parse collects them without allocating; they are
+ * reported in this order, each at most once:
+ *   pipe                 `|`
+ *   redirection          `<` `>` and their forms (`>>`, `2>&1`, `<<`, `>|`, `<>`)
+ *   command list         `;` `&` `&&` `||`
+ *   newline              an unquoted newline (a second command)
+ *   variable             any `$` that is not `$(`: `$VAR`, `${…}`, `$1`, `$'…'`, a lone `$`
+ *   command substitution `$(…)` and backquotes
+ *   arithmetic           `$((…))`
+ *   glob                 unquoted `*` `?` `[`
+ *   tilde                `~` starting a word, or anywhere unquoted in an assignment value
+ *   comment              unquoted `#` starting a word
+ *   subshell             unquoted `(` `)`
+ *   brace                unquoted `{` `}` (bash brace expansion, or a `{ …; }` group)
+ *   history              unquoted `!` in the command word (`! cmd` negates; bash expands `!x`)
+ *   unbalanced quote     a `'` `"` or backquote that is never closed
+ *   trailing backslash   a `\` ending the string
+ *   control character    a control character outside quotes (other than tab, newline)
+ *   reserved word        command word `if`, `for`, `[[`, …
+ *   builtin              command word that is a special built-in or changes the shell (`cd`, `exit`, …)
+ *   empty command        no command word at all (only blanks, assignments, comments)
+ */
+export const REASON_NAMES: readonly string[] = [
+  'pipe', 'redirection', 'command list', 'newline', 'variable', 'command substitution',
+  'arithmetic', 'glob', 'tilde', 'comment', 'subshell', 'brace', 'history',
+  'unbalanced quote', 'trailing backslash', 'control character', 'reserved word', 'builtin',
+  'empty command',
+];
+
+export const R_PIPE = 1 << 0;
+export const R_REDIRECTION = 1 << 1;
+export const R_LIST = 1 << 2;
+export const R_NEWLINE = 1 << 3;
+export const R_VARIABLE = 1 << 4;
+export const R_COMMAND_SUBSTITUTION = 1 << 5;
+export const R_ARITHMETIC = 1 << 6;
+export const R_GLOB = 1 << 7;
+export const R_TILDE = 1 << 8;
+export const R_COMMENT = 1 << 9;
+export const R_SUBSHELL = 1 << 10;
+export const R_BRACE = 1 << 11;
+export const R_HISTORY = 1 << 12;
+export const R_UNBALANCED = 1 << 13;
+export const R_TRAILING_BACKSLASH = 1 << 14;
+export const R_CONTROL = 1 << 15;
+export const R_RESERVED = 1 << 16;
+export const R_BUILTIN = 1 << 17;
+export const R_EMPTY = 1 << 18;
+
+export function reasonNames(bits: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; bits !== 0; i++, bits >>>= 1) if (bits & 1) out.push(REASON_NAMES[i]);
+  return out;
+}
+
+// Character classes outside quotes. Everything not listed is an ordinary word
+// character; dash works on bytes and gives non-ASCII no meaning.
+export const K_WORD = 0;
+export const K_BLANK = 1;
+export const K_NEWLINE = 2;
+export const K_SQUOTE = 3;
+export const K_DQUOTE = 4;
+export const K_BACKSLASH = 5;
+export const K_DOLLAR = 6;
+export const K_BACKQUOTE = 7;
+export const K_PIPE = 8;
+export const K_LIST = 9; // ; &
+export const K_REDIRECT = 10;
+export const K_PAREN = 11;
+export const K_BRACE = 12;
+export const K_GLOB = 13;
+export const K_TILDE = 14;
+export const K_HASH = 15;
+export const K_BANG = 16;
+export const K_EQUALS = 17;
+export const K_CONTROL = 18;
+
+export const CHAR_CLASS = new Uint8Array(128);
+for (let c = 0; c < 32; c++) CHAR_CLASS[c] = K_CONTROL;
+CHAR_CLASS[127] = K_CONTROL;
+const classes: Array<[string, number]> = [
+  [' \t', K_BLANK], ['\n', K_NEWLINE], ["'", K_SQUOTE], ['"', K_DQUOTE], ['\\', K_BACKSLASH],
+  ['$', K_DOLLAR], ['`', K_BACKQUOTE], ['|', K_PIPE], [';&', K_LIST], ['<>', K_REDIRECT],
+  ['()', K_PAREN], ['{}', K_BRACE], ['*?[', K_GLOB], ['~', K_TILDE], ['#', K_HASH],
+  ['!', K_BANG], ['=', K_EQUALS],
+];
+for (const [chars, k] of classes) for (const ch of chars) CHAR_CLASS[ch.charCodeAt(0)] = k;
+
+/** 1: may start a name ([A-Za-z_]); 2: digit; 0: not a name character. */
+export const NAME_CHAR = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[A-Za-z_]/.test(ch)) NAME_CHAR[c] = 1;
+  else if (/[0-9]/.test(ch)) NAME_CHAR[c] = 2;
+}
+
+// `{`, `}` and `!` are reserved words too, but unquoted they are already
+// reported as 'brace' and 'history', and quoted they are plain command names
+// (as `'if'` is to dash; we still refuse that one, to be safe).
+export const RESERVED_WORDS: ReadonlySet<string> = new Set([
+  'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for',
+  'in', 'function', 'select', 'time', '[[', ']]',
+]);
+
+// Special built-ins (POSIX 2.14), and regular built-ins whose whole point is
+// to change the shell that runs them. `chdir` is dash's other name for `cd`.
+// Left out on purpose: echo, printf, test, kill, pwd, true, false — dash runs
+// its own versions, but the program of the same name does the same job.
+export const BUILTINS: ReadonlySet<string> = new Set([
+  'break', ':', '.', 'continue', 'eval', 'exec', 'exit', 'export', 'readonly', 'return', 'set',
+  'shift', 'times', 'trap', 'unset',
+  'cd', 'chdir', 'alias', 'unalias', 'umask', 'ulimit', 'wait', 'jobs', 'fg', 'bg', 'command',
+  'getopts', 'read', 'hash', 'type', 'local',
+]);

@@ -1,0 +1,18 @@
+// Input checks shared by every API; no dependency on the addon, so pure
+// modules (the command parser) can use them without loading it.
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+}
+
+export function checkString(value: unknown, what: string): string {
+  if (typeof value !== 'string') {
+    throw new TypeError(`${what} must be a string, got ${describe(value)}`);
+  }
+  if (value.includes('\0')) {
+    throw new TypeError(`${what} must not contain NUL bytes: ${JSON.stringify(value)}`);
+  }
+  return value;
+}
