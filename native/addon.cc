@@ -66,7 +66,8 @@ bool OptionalString(napi_env env, Napi::Value v, std::string* out,
 //       onExit, onOverflow|undefined) -> External|undefined
 // out receives [errno, step, pid, fd0, fd1, fd2]; errno 0 means started.
 // capture: bit 1 stdout, bit 2 stderr are read natively (their fds in out
-// are -1), bit 4 delivers them as strings.
+// are -1), bit 4 delivers them as strings, bit 8 truncates at maxBuffer
+// (reads on, drops the rest) instead of stopping and calling onOverflow.
 Napi::Value Spawn(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() != 15 || !info[0].IsString() || !info[5].IsTypedArray() ||
@@ -137,6 +138,7 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
                              ? static_cast<size_t>(max_buffer)
                              : static_cast<size_t>(9e15);
   watch_req.as_string = (capture & 4u) != 0;
+  watch_req.truncate = (capture & 8u) != 0;
   watch_req.on_exit = info[13].As<Napi::Function>();
   watch_req.on_overflow = info[14];
   Napi::Value watch = WatchChild(env, watch_req);

@@ -43,25 +43,41 @@ void OnReadable(uv_poll_t* handle, int status, int events) {
     return;
   }
   for (;;) {
-    // Read at most one byte past max: enough to know it overflowed.
-    size_t limit = c->max + 1 - c->len;
-    size_t want = limit < kReadChunk ? limit : kReadChunk;
-    if (!Reserve(c, want < kFirstChunk ? want : kFirstChunk)) {
-      Finish(c);
-      c->on_end(c);
-      return;
-    }
-    size_t room = c->cap - c->len;
-    if (room > want) room = want;
-    ssize_t n = read(c->fd, c->data + c->len, room);
-    if (n > 0) {
-      c->len += static_cast<size_t>(n);
-      if (c->len > c->max) {
-        c->len = c->max;
-        c->overflow = true;
+    char* dst;
+    size_t room;
+    if (c->truncate && c->len >= c->max) {
+      // Output past max is read and dropped, so the child never blocks on
+      // a full pipe (checks: "truncated", not failed).
+      static thread_local char discard[kReadChunk];
+      dst = discard;
+      room = sizeof(discard);
+    } else {
+      // Read at most one byte past max (truncate: up to max): enough to
+      // know it overflowed.
+      size_t limit = c->max + (c->truncate ? 0 : 1) - c->len;
+      size_t want = limit < kReadChunk ? limit : kReadChunk;
+      if (!Reserve(c, want < kFirstChunk ? want : kFirstChunk)) {
         Finish(c);
         c->on_end(c);
         return;
+      }
+      dst = c->data + c->len;
+      room = c->cap - c->len;
+      if (room > want) room = want;
+    }
+    ssize_t n = read(c->fd, dst, room);
+    if (n > 0) {
+      if (dst != c->data + c->len) {
+        c->overflow = true;
+      } else {
+        c->len += static_cast<size_t>(n);
+        if (c->len > c->max) {
+          c->len = c->max;
+          c->overflow = true;
+          Finish(c);
+          c->on_end(c);
+          return;
+        }
       }
       // A short read means the pipe is empty for now; skip the EAGAIN round.
       if (static_cast<size_t>(n) < room) return;
@@ -78,9 +94,11 @@ void OnReadable(uv_poll_t* handle, int status, int events) {
 }  // namespace
 
 int CaptureStart(uv_loop_t* loop, Capture* c, int fd, size_t max,
-                 CaptureEndCb on_end, uv_close_cb on_close, void* owner) {
+                 bool truncate, CaptureEndCb on_end, uv_close_cb on_close,
+                 void* owner) {
   c->fd = fd;
   c->max = max;
+  c->truncate = truncate;
   c->on_end = on_end;
   c->on_close = on_close;
   c->owner = owner;

@@ -10,7 +10,8 @@ namespace noshell {
 
 struct Capture;
 // Called once when the stream is finished: EOF, read error, or more than
-// `max` bytes (c->overflow). The poll handle is closing by then.
+// `max` bytes (c->overflow) unless c->truncate. The poll handle is closing by
+// then.
 typedef void (*CaptureEndCb)(Capture* c);
 
 struct Capture {
@@ -18,7 +19,8 @@ struct Capture {
   int fd = -1;
   bool active = false;    // being read
   bool has_handle = false; // uv handle initialised and not yet closed
-  bool overflow = false;
+  bool overflow = false;   // more than max bytes came
+  bool truncate = false;   // past max: keep reading, drop the bytes
   char* data = nullptr;
   size_t len = 0;
   size_t cap = 0;
@@ -32,7 +34,8 @@ struct Capture {
 // error the fd is closed and no callback runs. On 0, on_close runs once the
 // handle is closed; if c->active is already false, reading could not start.
 int CaptureStart(uv_loop_t* loop, Capture* c, int fd, size_t max,
-                 CaptureEndCb on_end, uv_close_cb on_close, void* owner);
+                 bool truncate, CaptureEndCb on_end, uv_close_cb on_close,
+                 void* owner);
 
 // Stops reading (if still active), closes the fd and the handle. No on_end.
 void CaptureStop(Capture* c);

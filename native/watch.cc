@@ -201,7 +201,7 @@ void MaybeReport(Watch* w) {
 
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
-  napi_value argv[7];
+  napi_value argv[8];
   napi_create_double(env, code, &argv[0]);
   napi_create_double(env, sig, &argv[1]);
   napi_create_double(env, ru.ru_utime.tv_sec * 1e6 + ru.ru_utime.tv_usec, &argv[2]);
@@ -209,9 +209,10 @@ void MaybeReport(Watch* w) {
   napi_create_double(env, static_cast<double>(ru.ru_maxrss), &argv[4]);
   argv[5] = Output(w, &w->cap[0], w->cap[0].on_end != nullptr);
   argv[6] = Output(w, &w->cap[1], w->cap[1].on_end != nullptr);
+  napi_create_int32(env, (w->cap[0].overflow ? 1 : 0) | (w->cap[1].overflow ? 2 : 0), &argv[7]);
   napi_ref fn = w->on_exit;
   w->on_exit = nullptr;
-  CallJs(w, fn, 7, argv);
+  CallJs(w, fn, 8, argv);
   napi_delete_reference(env, fn);
   ReleaseJs(w);
   napi_close_handle_scope(env, scope);
@@ -333,7 +334,7 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req) {
       continue;
     }
     err = CaptureStart(loop, &w->cap[i], req.capture_fd[i], req.max_buffer,
-                       OnCaptureEnd, OnCaptureClosed, w);
+                       req.truncate, OnCaptureEnd, OnCaptureClosed, w);
     if (err == 0) w->handles++;
   }
   if (err != 0) {

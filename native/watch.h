@@ -17,8 +17,10 @@ struct WatchRequest {
   int capture_fd[2];
   size_t max_buffer;
   bool as_string;  // captured output as utf8 strings rather than Buffers
-  // on_exit(exitCode, signal, userUs, sysUs, maxRssKb, stdout, stderr): once,
-  // after the child is reaped and every captured stream has ended.
+  bool truncate;   // past max_buffer: drop the rest, keep reading, no overflow call
+  // on_exit(exitCode, signal, userUs, sysUs, maxRssKb, stdout, stderr,
+  // overflowed): once, after the child is reaped and every captured stream
+  // has ended. overflowed: bit 1 stdout, bit 2 stderr went past max_buffer.
   Napi::Function on_exit;
   // on_overflow(1 | 2): a captured stream went past max_buffer (optional).
   Napi::Value on_overflow;

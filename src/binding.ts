@@ -19,13 +19,15 @@ export enum NativeFlag { NewProcessGroup = 1, SetUid = 2, SetGid = 4 }
 export type NativeExitCallback = (
   exitCode: number, signal: number, userUs: number, systemUs: number, maxRssKb: number,
   stdout: string | Buffer | undefined, stderr: string | Buffer | undefined,
+  /** Bit 1: stdout went past maxBuffer, bit 2: stderr. */
+  overflowed: number,
 ) => void;
 
 /** A captured stream (1 stdout, 2 stderr) went past maxBuffer and was closed. */
 export type NativeOverflowCallback = (stream: 1 | 2) => void;
 
 /** Bits of the `capture` argument. */
-export enum NativeCapture { Stdout = 1, Stderr = 2, AsString = 4 }
+export enum NativeCapture { Stdout = 1, Stderr = 2, AsString = 4, Truncate = 8 }
 
 /** Opaque handle of a watched child (a napi External). */
 export type NativeWatch = { readonly __brand: 'NativeWatch' };

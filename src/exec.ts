@@ -85,8 +85,12 @@ export async function exec(command: string | readonly string[], options?: ExecOp
   return run(resolveCommand(command, checkShellOption(options?.shell, 'exec'), 'exec'), options, 'exec');
 }
 
-/** @internal Shared by exec, execFile and runCheck. */
-export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined, api: string): Promise<ExecResult> {
+/**
+ * @internal Shared by exec, execFile and runCheck. `truncate`: past
+ * maxBuffer the output is cut and the child left running (checks), instead
+ * of the child being killed (exec).
+ */
+export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined, api: string, truncate = false): Promise<ExecResult> {
   let o: ExecOptions = options ?? {};
   // NAME=value words of the command string go on top of the environment.
   if (cmd.env !== undefined) o = { ...o, env: { ...o.env, ...cmd.env } };
@@ -120,6 +124,7 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   let capture = encoding === 'utf8' ? NativeCapture.AsString : 0;
   if (spawnOpts.stdio[2] === NativeStdio.Pipe) capture |= NativeCapture.Stdout;
   if (spawnOpts.stdio[4] === NativeStdio.Pipe) capture |= NativeCapture.Stderr;
+  if (truncate) capture |= NativeCapture.Truncate;
   let exceeded: 'stdout' | 'stderr' | null = null;
   const child = spawnNormalized(spawnOpts, {
     flags: capture,
@@ -132,6 +137,9 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   writeInput(child, input);
   const status = await child.exited;
   const captured = child._captured;
+  if (truncate && captured !== undefined && captured.overflowed !== 0) {
+    exceeded = captured.overflowed & 1 ? 'stdout' : 'stderr';
+  }
 
   const result: ExecResult = {
     ...status,
@@ -141,7 +149,7 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
     viaShell: cmd.viaShell,
     maxBufferExceeded: exceeded,
   };
-  if (o.reject !== false) {
+  if (o.reject !== false && !truncate) {
     const message = failureMessage(result, spawnOpts.timeout);
     if (message !== null) {
       throw new ExecError(message, { ...result, abortReason: child.abortReason });

@@ -10,3 +10,10 @@ export type { ShellOption } from './command';
 export { SpawnError, ExecError, ShellSyntaxError } from './errors';
 export type { SpawnOptions, StdioOption, SpawnMethod, Signal } from './options';
 export type { ExitStatus, ResourceUsage } from './status';
+export {
+  runCheck, STATE_NAMES, parsePluginOutput, parsePerfdata, parsePerfdataDetailed, parseRange, checkRange, CheckRunner,
+} from './check/index';
+export type {
+  CheckOptions, CheckResult, CheckState, StateName, PluginOutput, PerfDatum, PerfdataParse, ThresholdRange,
+  CheckDefinition, CheckRunResult, Clock, RunnerOptions, RunnerStats,
+} from './check/index';

@@ -156,12 +156,12 @@ export class Subprocess {
   _keepUnread = false;
 
   /** @internal Output read natively (exec, runCheck), set just before exited resolves. */
-  _captured: { stdout: string | Buffer | undefined; stderr: string | Buffer | undefined } | undefined;
+  _captured: { stdout: string | Buffer | undefined; stderr: string | Buffer | undefined; overflowed: number } | undefined;
 
   /** @internal Called by spawn()'s native exit callback. */
   _onExit(
     code: number, sig: number, userUs: number, systemUs: number, maxRssKb: number,
-    stdout: string | Buffer | undefined, stderr: string | Buffer | undefined,
+    stdout: string | Buffer | undefined, stderr: string | Buffer | undefined, overflowed = 0,
   ): void {
     const status: ExitStatus = {
       pid: this.pid,
@@ -174,7 +174,7 @@ export class Subprocess {
     };
     // Reaped: from here on nothing may signal this pid.
     this.#status = status;
-    this._captured = { stdout, stderr };
+    this._captured = { stdout, stderr, overflowed };
     clearTimeout(this.#timer);
     clearTimeout(this.#forceTimer);
     this.#forceTimer = undefined;

@@ -1,0 +1,122 @@
+// Performance data: 'label'=value[UOM];[warn];[crit];[min];[max], space
+// separated. Labels with spaces are single-quoted, '' is a literal quote.
+// A bad item is skipped and reported; it never throws out the rest.
+import { checkString } from '../validate';
+import { parseNumber, parseRange, type ThresholdRange } from './range';
+
+export interface PerfDatum {
+  label: string;
+  /** null for 'U' (undetermined). */
+  value: number | null;
+  /** '', 's', 'ms', 'us', '%', 'B', 'KB', 'MB', 'TB', 'c', or whatever the plugin used. */
+  uom: string;
+  warn?: ThresholdRange;
+  crit?: ThresholdRange;
+  min?: number;
+  max?: number;
+}
+
+export interface PerfdataParse {
+  perfdata: PerfDatum[];
+  /** One message per skipped item or ignored field. */
+  errors: string[];
+}
+
+const VALUE = /^([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)(.*)$/;
+
+function isBlank(c: string): boolean {
+  return c === ' ' || c === '\t' || c === '\n' || c === '\r';
+}
+
+/** Parses perfdata, collecting what had to be skipped. */
+export function parsePerfdataDetailed(text: string, out: PerfdataParse = { perfdata: [], errors: [] }): PerfdataParse {
+  if (typeof text !== 'string') checkString(text, 'parsePerfdata: text');
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && isBlank(text[i])) i++;
+    if (i >= n) break;
+    const itemStart = i;
+    let label = '';
+    if (text[i] === "'") {
+      i++;
+      for (;;) {
+        const q = text.indexOf("'", i);
+        if (q < 0) {
+          label += text.slice(i);
+          i = n;
+          break;
+        }
+        label += text.slice(i, q);
+        if (text[q + 1] === "'") {
+          label += "'";
+          i = q + 2;
+        } else {
+          i = q + 1;
+          break;
+        }
+      }
+    }
+    // Unquoted label (or garbage after a quoted one) up to '=' or a blank.
+    let j = i;
+    while (j < n && text[j] !== '=' && !isBlank(text[j])) j++;
+    label += text.slice(i, j);
+    if (text[j] !== '=' || label === '') {
+      while (j < n && !isBlank(text[j])) j++;
+      out.errors.push(`skipped ${JSON.stringify(text.slice(itemStart, j))}: expected 'label'=value`);
+      i = j;
+      continue;
+    }
+    let k = j + 1;
+    while (k < n && !isBlank(text[k])) k++;
+    const fields = text.slice(j + 1, k).split(';');
+    i = k;
+    const datum = parseFields(label, fields, out.errors);
+    if (datum !== null) out.perfdata.push(datum);
+  }
+  return out;
+}
+
+function parseFields(label: string, fields: string[], errors: string[]): PerfDatum | null {
+  const raw = fields[0];
+  let value: number | null;
+  let uom: string;
+  if (raw === 'U') {
+    value = null;
+    uom = '';
+  } else {
+    const m = VALUE.exec(raw);
+    const v = m ? parseNumber(m[1]) : null;
+    if (m === null || v === null) {
+      errors.push(`skipped ${JSON.stringify(label)}: value ${JSON.stringify(raw)} is not a number`);
+      return null;
+    }
+    value = v;
+    uom = m[2];
+  }
+  const datum: PerfDatum = { label, value, uom };
+  const range = (text: string | undefined, name: 'warn' | 'crit') => {
+    if (text === undefined || text === '') return;
+    try {
+      datum[name] = parseRange(text);
+    } catch {
+      errors.push(`${JSON.stringify(label)}: ignored ${name} ${JSON.stringify(text)} (not a range)`);
+    }
+  };
+  const num = (text: string | undefined, name: 'min' | 'max') => {
+    if (text === undefined || text === '') return;
+    const v = parseNumber(text);
+    if (v === null) errors.push(`${JSON.stringify(label)}: ignored ${name} ${JSON.stringify(text)} (not a number)`);
+    else datum[name] = v;
+  };
+  range(fields[1], 'warn');
+  range(fields[2], 'crit');
+  num(fields[3], 'min');
+  num(fields[4], 'max');
+  return datum;
+}
+
+/** Parses perfdata; bad items are skipped (parsePerfdataDetailed says which). */
+export function parsePerfdata(text: string): PerfDatum[] {
+  return parsePerfdataDetailed(text).perfdata;
+}

@@ -1,0 +1,51 @@
+// Nagios threshold ranges (monitoring-plugins guidelines):
+//   10      alert outside 0..10        10:     alert below 10
+//   ~:10    alert above 10             10:20   alert outside 10..20
+//   @10:20  alert inside 10..20 (ends inclusive)
+import { describe } from '../validate';
+
+export interface ThresholdRange {
+  start: number;
+  end: number;
+  /** '@' prefix: alert when the value is inside start..end. */
+  alertInside: boolean;
+}
+
+const NUMBER = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/** A perfdata/threshold number: decimal with optional exponent; ',' as the decimal mark is accepted. */
+export function parseNumber(text: string): number | null {
+  let t = text;
+  if (t.includes(',') && !t.includes('.')) t = t.replace(',', '.');
+  return NUMBER.test(t) ? Number(t) : null;
+}
+
+/** Parses a range; throws RangeError for text that is not one. */
+export function parseRange(text: string): ThresholdRange {
+  if (typeof text !== 'string') throw new TypeError(`parseRange: expected a string, got ${describe(text)}`);
+  let t = text.trim();
+  const alertInside = t.startsWith('@');
+  if (alertInside) t = t.slice(1);
+  let start: number | null;
+  let end: number | null;
+  const colon = t.indexOf(':');
+  if (colon < 0) {
+    start = 0;
+    end = parseNumber(t);
+  } else {
+    const a = t.slice(0, colon);
+    const b = t.slice(colon + 1);
+    start = a === '~' ? -Infinity : a === '' ? 0 : parseNumber(a);
+    end = b === '' ? Infinity : parseNumber(b);
+  }
+  if (start === null || end === null || start > end || t === '') {
+    throw new RangeError(`not a threshold range: ${JSON.stringify(text)}`);
+  }
+  return { start, end, alertInside };
+}
+
+/** True when `value` should alert under `range`. */
+export function checkRange(value: number, range: ThresholdRange): boolean {
+  const inside = value >= range.start && value <= range.end;
+  return range.alertInside ? inside : !inside;
+}

@@ -1,0 +1,340 @@
+// CheckRunner: runs checks on a schedule like a monitoring core. First runs
+// spread over each interval, then every interval from the scheduled time (no
+// drift), retries on non-OK states, a concurrency limit with a FIFO queue,
+// never two runs of one check at once.
+import { EventEmitter } from 'node:events';
+import { describe } from '../validate';
+import { MinHeap } from './heap';
+import { formatMetrics } from './metrics';
+import { runCheck, STATE_NAMES, type CheckOptions, type CheckResult } from './run-check';
+import { RateWindow, SampleWindow, summarize, type Percentiles } from './stats';
+
+export interface CheckDefinition extends CheckOptions {
+  id: string;
+  command: string | readonly string[];
+  /** ms between regular runs. */
+  interval: number;
+  /** ms between retries while a non-OK state is not yet confirmed (default: interval). */
+  retryInterval?: number;
+  /** Runs that must agree before a non-OK state is HARD (default 1: no retries). */
+  maxAttempts?: number;
+}
+
+export interface Clock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+export interface RunnerOptions extends CheckOptions {
+  /** Checks running at once (default 32). */
+  concurrency?: number;
+  /** Time source and timers; injectable for tests. */
+  clock?: Clock;
+}
+
+export interface CheckRunResult extends CheckResult {
+  id: string;
+  attempt: number;
+  maxAttempts: number;
+  stateType: 'SOFT' | 'HARD';
+  /** When it was due, when it started and ended (clock ms). */
+  scheduledAt: number;
+  startedAt: number;
+  finishedAt: number;
+  /** startedAt - scheduledAt: time spent waiting for the timer and the queue. */
+  latencyMs: number;
+}
+
+export interface RunnerStats {
+  checks: number;
+  running: number;
+  queued: number;
+  completed: number;
+  byState: Record<(typeof STATE_NAMES)[number], number>;
+  timedOut: number;
+  spawnErrors: number;
+  truncated: number;
+  viaShell: number;
+  /** Regular runs skipped because the previous one was still running or queued. */
+  skipped: number;
+  checksPerSecond: number;
+  latencyMs: Percentiles;
+  executionMs: Percentiles;
+}
+
+interface Entry {
+  def: CheckDefinition;
+  options: CheckOptions;
+  /** Next time on the regular grid: first run + k * interval. */
+  gridAt: number;
+  nextAt: number;
+  attempt: number;
+  running: boolean;
+  queued: boolean;
+  removed: boolean;
+  inHeap: boolean;
+  abort: AbortController | null;
+}
+
+const systemClock: Clock = {
+  now: () => performance.timeOrigin + performance.now(),
+  setTimer: (fn, ms) => setTimeout(fn, ms),
+  clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+const defKeys = new Set(['id', 'command', 'interval', 'retryInterval', 'maxAttempts']);
+
+function positive(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(`${what} must be a positive number, got ${describe(value)}`);
+  }
+  return value;
+}
+
+export class CheckRunner extends EventEmitter {
+  readonly #clock: Clock;
+  readonly #concurrency: number;
+  readonly #defaults: CheckOptions;
+  readonly #entries = new Map<string, Entry>();
+  readonly #heap = new MinHeap<Entry>((e) => e.nextAt);
+  #queue: Array<{ entry: Entry; scheduledAt: number }> = [];
+  #running = 0;
+  #timer: unknown = null;
+  #timerAt = Infinity;
+  #started = false;
+  #stopping: Promise<void> | null = null;
+  #idle: Array<() => void> = [];
+  #startedAt = 0;
+  readonly #counts = { completed: 0, timedOut: 0, spawnErrors: 0, truncated: 0, viaShell: 0, skipped: 0 };
+  readonly #byState = [0, 0, 0, 0];
+  readonly #latency = new SampleWindow();
+  readonly #execution = new SampleWindow();
+  readonly #rate = new RateWindow();
+
+  constructor(options: RunnerOptions = {}) {
+    super();
+    const { concurrency = 32, clock = systemClock, ...defaults } = options;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new TypeError(`concurrency must be a positive integer, got ${describe(concurrency)}`);
+    }
+    this.#concurrency = concurrency;
+    this.#clock = clock;
+    this.#defaults = defaults;
+  }
+
+  /** Adds a check; scheduled at once when the runner is started. */
+  add(def: CheckDefinition): this {
+    if (typeof def !== 'object' || def === null) throw new TypeError(`add: expected a check definition, got ${describe(def)}`);
+    if (typeof def.id !== 'string' || def.id === '') throw new TypeError(`add: id must be a non-empty string, got ${describe(def.id)}`);
+    if (this.#entries.has(def.id)) throw new TypeError(`add: a check with id ${JSON.stringify(def.id)} exists already`);
+    if (typeof def.command !== 'string' && !Array.isArray(def.command)) {
+      throw new TypeError(`add: command of ${def.id} must be a string or an argv array`);
+    }
+    positive(def.interval, `interval of ${def.id}`);
+    if (def.retryInterval !== undefined) positive(def.retryInterval, `retryInterval of ${def.id}`);
+    const maxAttempts = def.maxAttempts ?? 1;
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+      throw new TypeError(`maxAttempts of ${def.id} must be a positive integer, got ${describe(def.maxAttempts)}`);
+    }
+    const options: Record<string, unknown> = { ...this.#defaults };
+    for (const [k, v] of Object.entries(def)) if (!defKeys.has(k)) options[k] = v;
+    const entry: Entry = {
+      def: { ...def, maxAttempts }, options: options as CheckOptions, gridAt: 0, nextAt: 0, attempt: 1,
+      running: false, queued: false, removed: false, inHeap: false, abort: null,
+    };
+    this.#entries.set(def.id, entry);
+    if (this.#started && this.#stopping === null) {
+      // Joining a running schedule: a stable spot in the interval from the id.
+      this.#scheduleFirst(entry, hashFraction(def.id));
+      this.#arm();
+    }
+    return this;
+  }
+
+  /** Removes a check; a run in progress finishes (its result is still emitted). */
+  remove(id: string): boolean {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return false;
+    entry.removed = true;
+    this.#entries.delete(id);
+    if (entry.inHeap) this.#heap.filter((e) => e !== entry);
+    entry.inHeap = false;
+    if (entry.queued) this.#queue = this.#queue.filter((q) => q.entry !== entry);
+    entry.queued = false;
+    return true;
+  }
+
+  /** Starts scheduling: first runs spread evenly over each check's interval. */
+  start(): this {
+    if (this.#started) return this;
+    this.#started = true;
+    this.#startedAt = this.#clock.now();
+    const entries = [...this.#entries.values()];
+    entries.forEach((e, i) => this.#scheduleFirst(e, i / entries.length));
+    this.#arm();
+    return this;
+  }
+
+  /**
+   * Stops scheduling and drops queued runs; waits for running checks, and
+   * after `deadline` ms (default: wait for them) aborts them (their groups
+   * are killed). Resolves when nothing runs.
+   */
+  stop(options: { deadline?: number } = {}): Promise<void> {
+    if (this.#stopping !== null) return this.#stopping;
+    if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
+    this.#timer = null;
+    this.#timerAt = Infinity;
+    for (const q of this.#queue) q.entry.queued = false;
+    this.#queue = [];
+    this.#stopping = new Promise<void>((resolve) => {
+      if (this.#running === 0) return resolve();
+      this.#idle.push(resolve);
+      if (options.deadline !== undefined) {
+        const t = setTimeout(() => {
+          for (const e of this.#entries.values()) e.abort?.abort(new Error('CheckRunner stopped'));
+        }, options.deadline);
+        this.#idle.push(() => clearTimeout(t));
+      }
+    });
+    return this.#stopping;
+  }
+
+  stats(): RunnerStats {
+    const now = this.#clock.now();
+    return {
+      checks: this.#entries.size,
+      running: this.#running,
+      queued: this.#queue.length,
+      ...this.#counts,
+      byState: { OK: this.#byState[0], WARNING: this.#byState[1], CRITICAL: this.#byState[2], UNKNOWN: this.#byState[3] },
+      checksPerSecond: this.#rate.rate(now, this.#startedAt),
+      latencyMs: summarize(this.#latency),
+      executionMs: summarize(this.#execution),
+    };
+  }
+
+  /** stats() in the Prometheus text exposition format. */
+  metrics(): string {
+    return formatMetrics(this.stats());
+  }
+
+  #scheduleFirst(entry: Entry, fraction: number): void {
+    const at = this.#clock.now() + fraction * entry.def.interval;
+    entry.gridAt = at;
+    entry.nextAt = at;
+    entry.attempt = 1;
+    this.#heap.push(entry);
+    entry.inHeap = true;
+  }
+
+  /** One timer, for whatever is due first. */
+  #arm(): void {
+    const top = this.#heap.peek();
+    if (top === undefined || this.#stopping !== null) return;
+    if (this.#timer !== null && this.#timerAt <= top.nextAt) return;
+    if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
+    this.#timerAt = top.nextAt;
+    this.#timer = this.#clock.setTimer(() => this.#onTimer(), Math.max(0, top.nextAt - this.#clock.now()));
+  }
+
+  #onTimer(): void {
+    this.#timer = null;
+    this.#timerAt = Infinity;
+    const now = this.#clock.now();
+    for (let top = this.#heap.peek(); top !== undefined && top.nextAt <= now; top = this.#heap.peek()) {
+      const entry = this.#heap.pop()!;
+      entry.inHeap = false;
+      entry.queued = true;
+      this.#queue.push({ entry, scheduledAt: entry.nextAt });
+    }
+    this.#pump();
+    this.#arm();
+  }
+
+  #pump(): void {
+    while (this.#running < this.#concurrency && this.#queue.length > 0 && this.#stopping === null) {
+      const { entry, scheduledAt } = this.#queue.shift()!;
+      entry.queued = false;
+      void this.#run(entry, scheduledAt);
+    }
+  }
+
+  async #run(entry: Entry, scheduledAt: number): Promise<void> {
+    this.#running++;
+    entry.running = true;
+    entry.abort = new AbortController();
+    const startedAt = this.#clock.now();
+    let result: CheckResult;
+    try {
+      result = await runCheck(entry.def.command, { ...entry.options, signal: entry.abort.signal });
+    } catch (err) {
+      // Only bad options get here (runCheck turns all else into results).
+      result = {
+        state: 3, stateName: 'UNKNOWN', output: `Check definition error: ${(err as Error).message}`, longOutput: '',
+        perfdata: [], perfdataErrors: [], exitCode: null, signal: null, timedOut: false, truncated: false,
+        durationMs: 0, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, stderr: '',
+        command: String(entry.def.command), viaShell: false, spawnError: 'EINVAL',
+      };
+    }
+    const finishedAt = this.#clock.now();
+    entry.running = false;
+    entry.abort = null;
+    this.#running--;
+
+    const maxAttempts = entry.def.maxAttempts ?? 1;
+    const soft = result.state !== 0 && entry.attempt < maxAttempts;
+    const run: CheckRunResult = {
+      ...result, id: entry.def.id, attempt: entry.attempt, maxAttempts, stateType: soft ? 'SOFT' : 'HARD',
+      scheduledAt, startedAt, finishedAt, latencyMs: startedAt - scheduledAt,
+    };
+    this.#record(run);
+
+    if (!entry.removed && this.#stopping === null) {
+      if (soft) {
+        entry.attempt++;
+        entry.nextAt = finishedAt + (entry.def.retryInterval ?? entry.def.interval);
+      } else {
+        if (result.state === 0) entry.attempt = 1;
+        // Back on the regular grid; slots that passed while it ran are skipped.
+        entry.gridAt += entry.def.interval;
+        while (entry.gridAt <= finishedAt) {
+          entry.gridAt += entry.def.interval;
+          this.#counts.skipped++;
+        }
+        entry.nextAt = entry.gridAt;
+      }
+      this.#heap.push(entry);
+      entry.inHeap = true;
+      this.#arm();
+    }
+    this.emit('result', run);
+    this.#pump();
+    if (this.#running === 0 && this.#stopping !== null) {
+      for (const done of this.#idle.splice(0)) done();
+    }
+  }
+
+  #record(r: CheckRunResult): void {
+    this.#counts.completed++;
+    this.#byState[r.state]++;
+    if (r.timedOut) this.#counts.timedOut++;
+    if (r.spawnError !== null) this.#counts.spawnErrors++;
+    if (r.truncated) this.#counts.truncated++;
+    if (r.viaShell) this.#counts.viaShell++;
+    this.#latency.add(r.latencyMs);
+    this.#execution.add(r.durationMs);
+    this.#rate.add(r.finishedAt);
+  }
+}
+
+/** A stable fraction in [0, 1) from a string (FNV-1a). */
+function hashFraction(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) / 2 ** 32;
+}
