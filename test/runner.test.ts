@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { CheckRunner, type CheckRunResult, type Clock } from '../src/index';
+import { childProcesses, PROBE, waitFor } from './helpers';
+
+/** Scheduling time is ours to move; the checks themselves run for real. */
+class FakeClock implements Clock {
+  t = 1_000_000;
+  #timers = new Map<number, { at: number; fn: () => void }>();
+  #id = 0;
+  now(): number {
+    return this.t;
+  }
+  setTimer(fn: () => void, ms: number): unknown {
+    this.#timers.set(++this.#id, { at: this.t + ms, fn });
+    return this.#id;
+  }
+  clearTimer(h: unknown): void {
+    this.#timers.delete(h as number);
+  }
+  get pending(): number {
+    return this.#timers.size;
+  }
+  /** Fires due timers in time order up to `ms` from now. */
+  advance(ms: number): void {
+    const target = this.t + ms;
+    for (;;) {
+      let next: [number, { at: number; fn: () => void }] | undefined;
+      for (const e of this.#timers) if (e[1].at <= target && (next === undefined || e[1].at < next[1].at)) next = e;
+      if (next === undefined) break;
+      this.#timers.delete(next[0]);
+      this.t = next[1].at;
+      next[1].fn();
+    }
+    this.t = target;
+  }
+}
+
+function collect(runner: CheckRunner): CheckRunResult[] {
+  const results: CheckRunResult[] = [];
+  runner.on('result', (r: CheckRunResult) => results.push(r));
+  return results;
+}
+
+const OK = [PROBE, 'exit', '0'];
+
+describe('CheckRunner scheduling', () => {
+  it('spreads first runs over the interval, then runs on the grid without drift', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.t;
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    for (const id of ['a', 'b', 'c', 'd']) runner.add({ id, command: OK, interval: 1000 });
+    runner.start();
+    for (let step = 0; step < 12; step++) {
+      clock.advance(step === 0 ? 0 : 250);
+      // Let each due run finish (for real) before moving the clock on.
+      expect(await waitFor(() => results.length === step + 1)).toBe(true);
+      // A run also takes clock time: it must not push the schedule.
+      clock.t += 7;
+    }
+    await runner.stop();
+    const byId = (id: string) => results.filter((r) => r.id === id).map((r) => r.scheduledAt - t0);
+    expect(byId('a')).toEqual([0, 1000, 2000]);
+    expect(byId('b')).toEqual([250, 1250, 2250]);
+    expect(byId('c')).toEqual([500, 1500, 2500]);
+    expect(byId('d')).toEqual([750, 1750, 2750]);
+    expect(results.every((r) => r.state === 0 && r.stateType === 'HARD' && r.attempt === 1)).toBe(true);
+  });
+
+  it('never runs one check twice at once; slots missed while it ran are skipped', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.t;
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'slow', command: ['sleep', '0.3'], interval: 100 });
+    runner.start();
+    clock.advance(0);
+    expect(runner.stats().running).toBe(1);
+    clock.advance(1000); // ten slots pass while it runs
+    expect(runner.stats().running).toBe(1);
+    expect(await waitFor(() => results.length === 1)).toBe(true);
+    expect(runner.stats()).toMatchObject({ running: 0, skipped: 10 });
+    clock.advance(100);
+    expect(await waitFor(() => results.length === 2)).toBe(true);
+    await runner.stop();
+    expect(results.map((r) => r.scheduledAt - t0)).toEqual([0, 1100]);
+  });
+
+  it('retries non-OK states at retryInterval, then HARD, then back on the grid', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.t;
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'bad', command: [PROBE, 'exit', '2'], interval: 1000, retryInterval: 100, maxAttempts: 3 });
+    runner.start();
+    for (const [ms, n] of [[0, 1], [100, 2], [100, 3], [800, 4]] as const) {
+      clock.advance(ms);
+      expect(await waitFor(() => results.length === n)).toBe(true);
+    }
+    await runner.stop();
+    expect(results.map((r) => [r.scheduledAt - t0, r.attempt, r.stateType, r.stateName])).toEqual([
+      [0, 1, 'SOFT', 'CRITICAL'],
+      [100, 2, 'SOFT', 'CRITICAL'],
+      [200, 3, 'HARD', 'CRITICAL'],
+      [1000, 3, 'HARD', 'CRITICAL'],
+    ]);
+  });
+
+  it('keeps to the concurrency limit with a queue; latency counts the wait', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock, concurrency: 2 });
+    const results = collect(runner);
+    for (let i = 0; i < 5; i++) runner.add({ id: `c${i}`, command: ['sleep', '0.2'], interval: 60_000 });
+    runner.start();
+    clock.advance(60_000 * 0.9); // every first run is due now
+    expect(runner.stats()).toMatchObject({ running: 2, queued: 3 });
+    let maxRunning = 0;
+    runner.on('result', () => {
+      maxRunning = Math.max(maxRunning, runner.stats().running);
+      clock.t += 50;
+    });
+    expect(await waitFor(() => results.length === 5, 10_000)).toBe(true);
+    await runner.stop();
+    expect(maxRunning).toBeLessThanOrEqual(2);
+    expect(Math.max(...results.map((r) => r.latencyMs))).toBeGreaterThan(0);
+    expect(runner.stats().completed).toBe(5);
+  });
+});
+
+describe('CheckRunner stop, stats, metrics', () => {
+  it('stop() waits for running checks, or kills them after a deadline', async () => {
+    const runner = new CheckRunner();
+    const results = collect(runner);
+    runner.add({ id: 'long', command: ['sleep', '30'], interval: 60_000 });
+    runner.add({ id: 'short', command: OK, interval: 60_000 });
+    runner.start();
+    // Both first runs are spread over the minute: the first one starts now.
+    expect(await waitFor(() => runner.stats().running === 1)).toBe(true);
+    const t = Date.now();
+    await runner.stop({ deadline: 100 });
+    expect(Date.now() - t).toBeLessThan(5000);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ id: 'long', state: 3 });
+    expect(runner.stats().running).toBe(0);
+    expect(childProcesses()).toEqual([]);
+  });
+
+  it('stats() and metrics() say the same; metrics parse as Prometheus text', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'ok', command: OK, interval: 1000 });
+    runner.add({ id: 'warn', command: [PROBE, 'exit', '1'], interval: 1000 });
+    runner.add({ id: 'shell', command: `${PROBE} exit 0 | cat`, interval: 1000 });
+    runner.add({ id: 'missing', command: ['/nonexistent/check'], interval: 1000 });
+    runner.start();
+    clock.advance(999);
+    expect(await waitFor(() => results.length === 4)).toBe(true);
+    await runner.stop();
+    const s = runner.stats();
+    expect(s).toMatchObject({ checks: 4, completed: 4, viaShell: 1, spawnErrors: 1, byState: { OK: 2, WARNING: 1, CRITICAL: 0, UNKNOWN: 1 } });
+
+    const samples = new Map<string, number>();
+    for (const line of runner.metrics().trimEnd().split('\n')) {
+      if (line.startsWith('#')) {
+        expect(line).toMatch(/^# (HELP|TYPE) noshell_\w+ .+$/);
+        continue;
+      }
+      const m = /^(noshell_\w+(?:\{[^}]*\})?) (\S+)$/.exec(line);
+      expect(m, line).not.toBeNull();
+      samples.set(m![1], Number(m![2]));
+    }
+    expect(samples.get('noshell_checks')).toBe(4);
+    expect(samples.get('noshell_check_results_total{state="OK"}')).toBe(2);
+    expect(samples.get('noshell_check_results_total{state="UNKNOWN"}')).toBe(1);
+    expect(samples.get('noshell_check_spawn_errors_total')).toBe(1);
+    expect(samples.get('noshell_check_via_shell_total')).toBe(1);
+    expect(samples.get('noshell_check_execution_seconds{quantile="0.5"}')).toBeCloseTo(s.executionMs.p50 / 1000, 9);
+  });
+
+  it('validates definitions', () => {
+    const runner = new CheckRunner();
+    expect(() => runner.add({ id: '', command: OK, interval: 1 })).toThrow(TypeError);
+    expect(() => runner.add({ id: 'x', command: OK, interval: 0 })).toThrow(TypeError);
+    expect(() => runner.add({ id: 'x', command: 5 as never, interval: 10 })).toThrow(TypeError);
+    expect(() => runner.add({ id: 'x', command: OK, interval: 10, maxAttempts: 0 })).toThrow(TypeError);
+    runner.add({ id: 'x', command: OK, interval: 10 });
+    expect(() => runner.add({ id: 'x', command: OK, interval: 10 })).toThrow(/exists/);
+    expect(runner.remove('x')).toBe(true);
+    expect(runner.remove('x')).toBe(false);
+    expect(() => new CheckRunner({ concurrency: 0 })).toThrow(TypeError);
+  });
+});
