@@ -2,27 +2,46 @@
 // noshell command line: thin; the work is in the library.
 import path from 'node:path';
 import { runBench } from './bench/run';
+import { checkCommand, checkUsage } from './cli/check-command';
+import { runCommand, runUsage } from './cli/run-command';
 
 const usage = `usage:
-  noshell bench [--quick] [--out DIR]   fork-rate / check-workload comparison`;
+  noshell bench [--quick] [--seconds S] [--out DIR]   fork-rate / check-workload comparison
+  ${checkUsage}
+  ${runUsage}`;
+
+const out = (s: string) => process.stdout.write(s);
+const err = (s: string) => process.stderr.write(s);
+
+async function bench(rest: string[]): Promise<number> {
+  let quick = false;
+  let seconds: number | undefined;
+  let outDir = path.resolve('bench', 'results');
+  for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === '--quick') quick = true;
+    else if (rest[i] === '--out' && rest[i + 1] !== undefined) outDir = path.resolve(rest[++i]);
+    else if (rest[i] === '--seconds' && Number(rest[i + 1]) > 0) seconds = Number(rest[++i]);
+    else throw new TypeError(`noshell bench: unknown argument ${rest[i]}`);
+  }
+  await runBench({ quick, seconds, outDir, log: (line) => out(`${line}\n`) });
+  return 0;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
-  if (cmd === 'bench') {
-    let quick = false;
-    let outDir = path.resolve('bench', 'results');
-    for (let i = 0; i < rest.length; i++) {
-      if (rest[i] === '--quick') quick = true;
-      else if (rest[i] === '--out' && rest[i + 1] !== undefined) outDir = path.resolve(rest[++i]);
-      else {
-        process.stderr.write(`noshell bench: unknown argument ${rest[i]}\n${usage}\n`);
-        return 2;
-      }
+  try {
+    if (cmd === 'bench') return await bench(rest);
+    if (cmd === 'check') return await checkCommand(rest, out);
+    if (cmd === 'run') return await runCommand(rest, out, err);
+  } catch (e) {
+    if (e instanceof TypeError) {
+      err(`${e.message}\n`);
+      // Like a plugin with bad arguments: UNKNOWN.
+      return cmd === 'check' ? 3 : 2;
     }
-    await runBench({ quick, outDir, log: (line) => process.stdout.write(`${line}\n`) });
-    return 0;
+    throw e;
   }
-  process.stderr.write(`${usage}\n`);
+  err(`${usage}\n`);
   return cmd === undefined || cmd === '--help' || cmd === '-h' ? 0 : 2;
 }
 
@@ -30,8 +49,8 @@ main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
-  (err: unknown) => {
-    process.stderr.write(`noshell: ${err instanceof Error ? err.stack : String(err)}\n`);
+  (e: unknown) => {
+    err(`noshell: ${e instanceof Error ? e.stack : String(e)}\n`);
     process.exitCode = 1;
   },
 );

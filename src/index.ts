@@ -17,3 +17,4 @@ export type {
   CheckOptions, CheckResult, CheckState, StateName, PluginOutput, PerfDatum, PerfdataParse, ThresholdRange,
   CheckDefinition, CheckRunResult, Clock, RunnerOptions, RunnerStats,
 } from './check/index';
+export { formatPerfdata, formatResult } from './check/format';

@@ -1,0 +1,121 @@
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROBE } from './helpers';
+
+const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
+const PLUGINS = '/usr/lib/nagios/plugins';
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-cli-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function cli(...args: string[]) {
+  return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
+}
+
+describe('noshell check', () => {
+  it.runIf(existsSync(`${PLUGINS}/check_dummy`))('prints the plugin line and exits with its state', () => {
+    for (const code of [0, 1, 2, 3]) {
+      const r = cli('check', '--', `${PLUGINS}/check_dummy`, String(code), 'text here');
+      expect(r.status).toBe(code);
+      expect(r.stdout).toBe(`${['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'][code]}: text here\n`);
+    }
+  });
+
+  it('one word after -- is a command string; perfdata and long output come back', () => {
+    const plugin = path.join(tmp, 'check_fine');
+    writeFileSync(plugin, `#!/bin/sh\necho "OK - fine | 'a b'=1s;2;3;0; c=U"\necho "detail $1"\nexit 0\n`, { mode: 0o755 });
+    const r = cli('check', '--', `${plugin} 'for you'`);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("OK - fine | 'a b'=1s;2;3;0 c=U\ndetail for you\n");
+  });
+
+  it('timeouts and spawn errors are UNKNOWN (3) with a message', () => {
+    const t = cli('check', '--timeout', '0.2', '--', 'sleep', '5');
+    expect(t.status).toBe(3);
+    expect(t.stdout).toBe('UNKNOWN - Check timed out after 0.2 s\n');
+    const c = cli('check', '--timeout', '0.2', '--timeout-state', '2', '--', 'sleep', '5');
+    expect(c.status).toBe(2);
+    const e = cli('check', '--', '/nonexistent/check_x');
+    expect(e.status).toBe(3);
+    expect(e.stdout).toMatch(/^UNKNOWN - Could not run plugin \/nonexistent\/check_x: ENOENT/);
+  });
+
+  it('bad usage exits 3 with the usage on stderr', () => {
+    const r = cli('check', '--timeout');
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain('usage: noshell check');
+    expect(cli('check').status).toBe(3);
+    expect(cli('frobnicate').status).toBe(2);
+  });
+});
+
+describe('noshell run', () => {
+  it('prints JSON lines, serves metrics, stops cleanly on SIGTERM', async () => {
+    const file = path.join(tmp, 'checks.json');
+    writeFileSync(file, JSON.stringify({
+      concurrency: 4,
+      defaults: { timeout: '5s' },
+      checks: [
+        { id: 'ok', command: [PROBE, 'exit', '0'], interval: '100ms' },
+        { id: 'warn', command: `${PROBE} exit 1`, interval: 100 },
+      ],
+    }));
+    const child = spawn(process.execPath, [CLI, 'run', file, '--metrics-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const deadline = Date.now() + 10_000;
+    while ((stdout.match(/\n/g) ?? []).length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const port = Number(/127\.0\.0\.1:(\d+)\/metrics/.exec(stderr)?.[1]);
+    const metrics = await new Promise<string>((resolve, reject) => {
+      execFile('curl', ['-s', `http://127.0.0.1:${port}/metrics`], (e, out) => (e ? reject(e) : resolve(out)));
+    }).catch(async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.length).toBeGreaterThanOrEqual(6);
+    expect(new Set(lines.map((l) => l.id))).toEqual(new Set(['ok', 'warn']));
+    expect(lines.find((l) => l.id === 'warn')).toMatchObject({ state: 1, stateName: 'WARNING', viaShell: false });
+    expect(metrics).toMatch(/^noshell_check_results_total\{state="OK"\} [1-9]\d*$/m);
+    expect(stderr).toContain('SIGTERM, stopping');
+  });
+
+  it('ships an example checks file that loads', () => {
+    const text = readFileSync(path.resolve(__dirname, '..', 'examples', 'checks.json'), 'utf8');
+    expect(JSON.parse(text).checks.length).toBeGreaterThan(3);
+  });
+
+  it('a bad checks file is a clear error', () => {
+    const file = path.join(tmp, 'bad.json');
+    writeFileSync(file, '{"checks": [{"id": "x", "command": "true", "interval": "soon"}]}');
+    const r = cli('run', file);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('checks[0].interval');
+  });
+});
+
+describe('noshell bench (smoke: it runs, prints every driver, writes JSON and SVG)', () => {
+  it('runs a quick matrix', () => {
+    const out = path.join(tmp, 'bench');
+    const r = cli('bench', '--quick', '--seconds', '0.05', '--out', out);
+    expect(r.status, r.stderr).toBe(0);
+    for (const driver of ['C reference', 'noshell.execFile', 'noshell.exec', 'noshell.spawn', 'cp.exec', 'cp.execFile', 'cp.spawn']) {
+      expect(r.stdout).toContain(`| ${driver} |`);
+    }
+    const json = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
+    expect(json.meta).toMatchObject({ quick: true });
+    for (const m of json.results) {
+      expect(Object.keys(m).sort()).toEqual(['blockedP50Ms', 'blockedP99Ms', 'childCpuMsPer1k', 'concurrency', 'driver', 'heapMiB',
+        'parentCpuMsPer1k', 'seconds', 'spawns', 'spawnsPerSec', 'workload'].sort());
+      expect(m.spawns).toBeGreaterThan(0);
+    }
+    expect(readFileSync(path.join(out, 'memory.svg'), 'utf8')).toMatch(/^<svg [^>]*>[\s\S]*<\/svg>$/);
+  });
+});
