@@ -2,6 +2,7 @@
 // exit), with the synchronous part timed: that is how long the event loop is
 // blocked per spawn.
 import cp from 'node:child_process';
+import { runCheck } from '../check/run-check';
 import { exec, execFile } from '../exec';
 import type { SpawnMethod } from '../options';
 import { spawn } from '../spawn';
@@ -55,6 +56,17 @@ export const drivers: Record<string, Driver> = {
       const p = exec(command);
       blocked.push(performance.now() - t);
       await p;
+    },
+  },
+  'noshell.runCheck': {
+    id: 'noshell.runCheck',
+    concurrent: true,
+    make: (blocked) => async (argv) => {
+      const t = performance.now();
+      const p = runCheck(argv);
+      blocked.push(performance.now() - t);
+      const r = await p;
+      if (r.state === 3 && r.exitCode !== 3) throw new Error(`runCheck: ${r.output}`);
     },
   },
   'noshell.spawn': {

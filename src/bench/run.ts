@@ -24,7 +24,7 @@ interface Step {
   heapMiB: number;
 }
 
-const MAIN = ['noshell.execFile', 'noshell.spawn', 'cp.exec', 'cp.execFile'];
+const MAIN = ['noshell.execFile', 'noshell.runCheck', 'noshell.spawn', 'cp.exec', 'cp.execFile'];
 
 function plan(quick: boolean, available: Set<string>): Step[] {
   const pick = (ids: string[]) => ids.filter((id) => available.has(id));
@@ -51,7 +51,7 @@ function plan(quick: boolean, available: Set<string>): Step[] {
     { workloads: ['true'], drivers: ['noshell.execFile', 'cp.exec', 'cp.execFile'], concurrency: [1], heapMiB: 256 },
     {
       workloads: pick(['true', 'plugin']),
-      drivers: ['noshell.execFile', 'noshell.execFile[fork]', 'cp.exec', 'cp.execFile'],
+      drivers: ['noshell.execFile', 'noshell.runCheck', 'noshell.execFile[fork]', 'cp.exec', 'cp.execFile'],
       concurrency: [1, 16],
       heapMiB: 1024,
     },
