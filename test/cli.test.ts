@@ -113,7 +113,8 @@ describe('noshell bench (smoke: it runs, prints every driver, writes JSON and SV
     expect(json.meta).toMatchObject({ quick: true });
     for (const m of json.results) {
       expect(Object.keys(m).sort()).toEqual(['blockedP50Ms', 'blockedP99Ms', 'childCpuMsPer1k', 'concurrency', 'driver', 'heapMiB',
-        'parentCpuMsPer1k', 'seconds', 'spawns', 'spawnsPerSec', 'workload'].sort());
+        'parentCpuMsPer1k', 'roundsPerSec', 'seconds', 'spawns', 'spawnsPerSec', 'workload'].sort());
+      expect(m.roundsPerSec).toHaveLength(2);
       expect(m.spawns).toBeGreaterThan(0);
     }
     expect(readFileSync(path.join(out, 'memory.svg'), 'utf8')).toMatch(/^<svg [^>]*>[\s\S]*<\/svg>$/);

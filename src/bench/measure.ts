@@ -21,6 +21,8 @@ export interface Measurement {
   /** Time in the synchronous spawn call, ms; null for the C reference. */
   blockedP50Ms: number | null;
   blockedP99Ms: number | null;
+  /** spawns/s of every round (the reported figures are the median round's). */
+  roundsPerSec: number[];
 }
 
 const CLK_TCK = 100;
@@ -89,6 +91,7 @@ export async function measure(
     childCpuMsPer1k: (kids / spawns) * 1000,
     blockedP50Ms: percentile(sorted, 50),
     blockedP99Ms: percentile(sorted, 99),
+    roundsPerSec: [],
   };
 }
 
@@ -112,5 +115,6 @@ export async function measureReference(
     childCpuMsPer1k: ((r.childUserMs + r.childSysMs) / r.spawns) * 1000,
     blockedP50Ms: null,
     blockedP99Ms: null,
+    roundsPerSec: [],
   };
 }

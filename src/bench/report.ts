@@ -26,10 +26,11 @@ export function formatTables(results: Measurement[]): string {
     const ref = rows.find((r) => r.driver === REF)?.spawnsPerSec ?? NaN;
     const base = rows.find((r) => r.driver === BASE)?.spawnsPerSec ?? NaN;
     lines.push('', `### ${key}`, '');
-    lines.push('| driver | spawns/s | × cp.exec | % of C | parent CPU ms/1k | child CPU ms/1k | blocked p50 ms | blocked p99 ms |');
-    lines.push('|---|--:|--:|--:|--:|--:|--:|--:|');
+    lines.push('| driver | spawns/s | rounds | × cp.exec | % of C | parent CPU ms/1k | child CPU ms/1k | blocked p50 ms | blocked p99 ms |');
+    lines.push('|---|--:|--:|--:|--:|--:|--:|--:|--:|');
     for (const r of rows) {
-      lines.push(`| ${r.driver} | ${fmt(r.spawnsPerSec)} | ${fmt(r.spawnsPerSec / base, 2)} | ${fmt((100 * r.spawnsPerSec) / ref)}% | ` +
+      const spread = r.roundsPerSec.length > 1 ? `${fmt(Math.min(...r.roundsPerSec))}–${fmt(Math.max(...r.roundsPerSec))}` : '-';
+      lines.push(`| ${r.driver} | ${fmt(r.spawnsPerSec)} | ${spread} | ${fmt(r.spawnsPerSec / base, 2)} | ${fmt((100 * r.spawnsPerSec) / ref)}% | ` +
         `${fmt(r.parentCpuMsPer1k)} | ${fmt(r.childCpuMsPer1k)} | ${fmt(r.blockedP50Ms, 3)} | ${fmt(r.blockedP99Ms, 3)} |`);
     }
   }

@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { drivers } from './drivers';
+import { drivers as driverTable } from './drivers';
 import { measure, measureReference, type Measurement } from './measure';
 import { formatTables, memoryChart } from './report';
 import { compile } from './tools';
@@ -58,6 +58,12 @@ function plan(quick: boolean, available: Set<string>): Step[] {
   ];
 }
 
+/** The round with the median rate, carrying every round's rate. */
+function median(rounds: Measurement[]): Measurement {
+  const sorted = rounds.slice().sort((a, b) => a.spawnsPerSec - b.spawnsPerSec);
+  return { ...sorted[(sorted.length - 1) >> 1], roundsPerSec: rounds.map((r) => r.spawnsPerSec) };
+}
+
 /** Holds `mib` MiB of touched Buffers (external memory: fork copies its page tables). */
 function holdMemory(mib: number): Buffer[] {
   const chunks: Buffer[] = [];
@@ -66,7 +72,8 @@ function holdMemory(mib: number): Buffer[] {
 }
 
 export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
-  const seconds = opts.seconds ?? (opts.quick ? 0.4 : 1.5);
+  const seconds = opts.seconds ?? (opts.quick ? 0.25 : 0.6);
+  const rounds = opts.quick ? 2 : 3;
   const reference = compile('reference');
   const all = workloads();
   const byId = new Map<string, Workload>(all.map((w) => [w.id, w]));
@@ -74,7 +81,7 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   const log = opts.log;
 
   log(`noshell bench${opts.quick ? ' --quick' : ''}: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, ` +
-    `Node ${process.version}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${seconds} s per measurement`);
+    `Node ${process.version}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${rounds} rounds of ${seconds} s per driver`);
   for (const w of all) log(`  workload ${w.id}: ${w.title}`);
 
   for (const step of plan(opts.quick, new Set(byId.keys()))) {
@@ -82,16 +89,25 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
     for (const conc of step.concurrency) {
       for (const id of step.workloads) {
         const w = byId.get(id)!;
-        log(`\n${w.id}, concurrency ${conc}, heap ${step.heapMiB} MiB:`);
-        const ref = await measureReference(reference, w, conc, step.heapMiB, seconds);
-        results.push(ref);
-        log(`  ${ref.driver.padEnd(30)} ${ref.spawnsPerSec.toFixed(0).padStart(6)} /s`);
-        for (const d of step.drivers) {
-          const driver = drivers[d];
-          if (conc > 1 && !driver.concurrent) continue;
-          const m = await measure(driver, w, conc, step.heapMiB, seconds);
+        log(`\n${w.id}, concurrency ${conc}, heap ${step.heapMiB} MiB (${rounds} rounds):`);
+        const drivers = ['C reference', ...step.drivers.filter((d) => conc === 1 || driverTable[d].concurrent)];
+        const samples = new Map<string, Measurement[]>(drivers.map((d) => [d, []]));
+        // Rounds go through every driver in turn, so a noisy moment hits all
+        // of them rather than one; each driver's median round is reported.
+        for (let round = 0; round < rounds; round++) {
+          for (const d of drivers) {
+            const m = d === 'C reference'
+              ? await measureReference(reference, w, conc, step.heapMiB, seconds)
+              : await measure(driverTable[d], w, conc, step.heapMiB, seconds);
+            samples.get(d)!.push(m);
+          }
+        }
+        for (const d of drivers) {
+          const m = median(samples.get(d)!);
           results.push(m);
-          log(`  ${m.driver.padEnd(30)} ${m.spawnsPerSec.toFixed(0).padStart(6)} /s  blocked p50 ${m.blockedP50Ms?.toFixed(3)} ms`);
+          log(`  ${m.driver.padEnd(30)} ${m.spawnsPerSec.toFixed(0).padStart(6)} /s  ` +
+            `(rounds ${m.roundsPerSec.map((r) => r.toFixed(0)).join(', ')})` +
+            (m.blockedP50Ms === null ? '' : `  blocked p50 ${m.blockedP50Ms.toFixed(3)} ms`));
         }
       }
     }
@@ -100,7 +116,7 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   }
 
   mkdirSync(opts.outDir, { recursive: true });
-  const meta = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, quick: opts.quick, seconds };
+  const meta = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, quick: opts.quick, seconds, rounds };
   writeFileSync(path.join(opts.outDir, 'results.json'), `${JSON.stringify({ meta, results }, null, 2)}\n`);
   writeFileSync(path.join(opts.outDir, 'memory.svg'), memoryChart(results, 'true', 1));
   const tables = formatTables(results);
