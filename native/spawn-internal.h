@@ -8,7 +8,7 @@ typedef struct {
   int src[3];          /* fd that becomes the child's 0, 1, 2 */
   int close_after[6];  /* the child's pipe ends and moved fds */
   int nclose;
-  int devnull;
+  int devnull;         /* the process-wide /dev/null, never closed */
 } stdio_plan_t;
 
 /* clone(CLONE_VM|CLONE_VFORK), or fork() when use_fork is set. */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,6 +90,34 @@ int noshell_resolve(const char* file, const char* search_path,
   return saw_eacces ? EACCES : ENOENT;
 }
 
+static int is_devnull_rdwr(int fd) {
+  struct stat st;
+  int fl;
+  return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+         st.st_rdev == makedev(1, 3) && (fl = fcntl(fd, F_GETFL)) >= 0 &&
+         (fl & O_ACCMODE) == O_RDWR;
+}
+
+/* One O_RDWR|O_CLOEXEC /dev/null for the whole process, opened on first use
+ * (an open() walks the path on every spawn otherwise). Checked before each
+ * use: if someone closed our fd and the number now names something else, it
+ * is theirs; we leave it alone and open another. */
+static int shared_devnull(void) {
+  static int cached = -1;
+  int fd = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+  int fresh;
+  if (fd >= 0 && is_devnull_rdwr(fd)) return fd;
+  fresh = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (fresh < 0) return -1;
+  if (!__atomic_compare_exchange_n(&cached, &fd, fresh, 0, __ATOMIC_ACQ_REL,
+                                   __ATOMIC_ACQUIRE)) {
+    /* Another thread stored a fresh one meanwhile (now in fd): use that. */
+    close(fresh);
+    return fd;
+  }
+  return fresh;
+}
+
 /* Opens pipes and /dev/null, checks the caller's fds, and works out which fd
  * becomes the child's 0, 1 and 2 (plan->src). */
 static int plan_stdio(const noshell_spawn_t* req, noshell_child_t* child,
@@ -110,7 +139,7 @@ static int plan_stdio(const noshell_spawn_t* req, noshell_child_t* child,
         break;
       case NOSHELL_STDIO_IGNORE:
         if (plan->devnull < 0) {
-          plan->devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+          plan->devnull = shared_devnull();
           if (plan->devnull < 0) {
             child->step = NOSHELL_STEP_DEVNULL;
             return errno;
@@ -286,8 +315,8 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
                                 method == NOSHELL_METHOD_FORK);
   }
 
+  /* plan.devnull is the shared one: it stays open. */
   for (i = 0; i < plan.nclose; i++) close_fd(plan.close_after[i]);
-  close_fd(plan.devnull);
   if (err != 0) {
     for (i = 0; i < 3; i++) {
       close_fd(child->fds[i]);
