@@ -9,6 +9,9 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: false,
     testTimeout: 30_000,
+    // The JSON report lets .ci/run print a plain "N passed, N failed" line.
+    reporters: ['default', 'json'],
+    outputFile: { json: 'test-results/vitest.json' },
     hookTimeout: 60_000,
   },
 });
