@@ -162,6 +162,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["ref"] = Napi::Function::New(env, WatchRef, "ref");
   exports["unref"] = Napi::Function::New(env, WatchUnref, "unref");
   exports["kill"] = Napi::Function::New(env, WatchKill, "kill");
+  exports["abandon"] = Napi::Function::New(env, WatchAbandon, "abandon");
   exports["steps"] = steps;
   return exports;
 }

@@ -36,7 +36,9 @@ struct Watch {
   Capture cap[2];          // stdout, stderr
   bool use_timer = false;
   bool exit_active = false; // pidfd poll / timer running
+  bool exited = false;      // seen to exit; a zombie until reaped
   bool reaped = false;      // wait4() done: the pid is no longer ours
+  bool abandon = false;     // stop reading output once the child has exited
   bool reported = false;
   bool js_gone = false;
   bool as_string = false;
@@ -138,7 +140,7 @@ void CleanupHook(napi_async_cleanup_hook_handle handle, void* arg) {
       r = waitpid(w->pid, &status, WNOHANG);
     while (r < 0 && errno == EINTR);
     if (r == 0) ReapLater(w->pid);
-    w->reaped = true;
+    w->exited = w->reaped = true;
   }
   StopExitWatch(w);
   for (Capture& c : w->cap) CaptureStop(&c);
@@ -190,8 +192,7 @@ napi_value Output(Watch* w, Capture* c, bool captured) {
   return v;
 }
 
-void MaybeReport(Watch* w) {
-  if (w->reported || !w->reaped || w->cap[0].active || w->cap[1].active) return;
+void Report(Watch* w) {
   w->reported = true;
   napi_env env = w->env;
   double code = -1, sig = 0;
@@ -218,9 +219,30 @@ void MaybeReport(Watch* w) {
   napi_close_handle_scope(env, scope);
 }
 
+// The child is reaped only once it has exited *and* every captured stream
+// has ended. Until then its zombie pins its pid and its process group id, so
+// kill(-pid) after a timeout reaches the group it ran, never a reused one.
+void MaybeFinish(Watch* w) {
+  if (w->reported || !w->exited || w->cap[0].active || w->cap[1].active) return;
+  if (!w->reaped) {
+    int status = 0;
+    pid_t r;
+    do
+      r = wait4(w->pid, &status, WNOHANG, &w->ru);
+    while (r < 0 && errno == EINTR);
+    if (r == 0) return;  // cannot happen after an exit was seen; be safe
+    // r < 0 (ECHILD): someone else reaped it (SIGCHLD set to SIG_IGN, or a
+    // waitpid(-1) elsewhere in the process). Its status is lost; say so.
+    w->status = status;
+    w->status_known = r == w->pid;
+    w->reaped = true;
+  }
+  Report(w);
+}
+
 void OnCaptureEnd(Capture* c) {
   Watch* w = static_cast<Watch*>(c->owner);
-  if (c->overflow && w->on_overflow != nullptr && !w->reported) {
+  if (c->overflow && !c->truncate && w->on_overflow != nullptr && !w->reported) {
     // Policy (kill the child? which signal?) is the caller's.
     napi_handle_scope scope;
     if (napi_open_handle_scope(w->env, &scope) == napi_ok) {
@@ -230,49 +252,48 @@ void OnCaptureEnd(Capture* c) {
       napi_close_handle_scope(w->env, scope);
     }
   }
-  MaybeReport(w);
+  MaybeFinish(w);
 }
 
-// True once the child was reaped (or is gone) and the exit watch stopped.
-bool TryReap(Watch* w) {
-  int status = 0;
-  pid_t r;
-  if (w->kill_group_on_exit) {
-    // The leader has exited but is not reaped yet: as a zombie it still pins
-    // its pid, so -pid cannot name a reused group. Kill what is left of the
-    // group now, before the number is released.
-    siginfo_t info;
-    info.si_pid = 0;
-    int e;
-    do
-      e = waitid(P_PID, static_cast<id_t>(w->pid), &info, WEXITED | WNOHANG | WNOWAIT);
-    while (e < 0 && errno == EINTR);
-    if (e == 0 && info.si_pid == 0) return false;  // still running
-    kill(-w->pid, SIGKILL);
-  }
-  do
-    r = wait4(w->pid, &status, WNOHANG, &w->ru);
-  while (r < 0 && errno == EINTR);
-  if (r == 0) return false;
-  // r < 0 (ECHILD): someone else reaped it (SIGCHLD set to SIG_IGN, or a
-  // waitpid(-1) elsewhere in the process). Its status is lost; say so.
-  w->status = status;
-  w->status_known = r == w->pid;
-  w->reaped = true;
+void StopCaptures(Watch* w) {
+  for (Capture& c : w->cap) CaptureStop(&c);
+}
+
+// The child has exited (a zombie now, not reaped).
+void OnExited(Watch* w) {
+  w->exited = true;
   StopExitWatch(w);
-  MaybeReport(w);
-  return true;
+  // Timeout/abort: whatever is left of the group dies with the leader.
+  if (w->kill_group_on_exit) kill(-w->pid, SIGKILL);
+  // Output held open by something that escaped the group is given up on.
+  if (w->abandon) StopCaptures(w);
+  MaybeFinish(w);
+}
+
+// Whether the child has exited, without reaping it. ECHILD counts as exited
+// (someone else reaped it; MaybeFinish reports the status as lost).
+bool HasExited(pid_t pid) {
+  siginfo_t info;
+  info.si_pid = 0;
+  int e;
+  do
+    e = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+  while (e < 0 && errno == EINTR);
+  return e < 0 || info.si_pid != 0;
 }
 
 void OnPidfd(uv_poll_t* handle, int status, int events) {
   (void) status;
   (void) events;
-  TryReap(static_cast<Watch*>(handle->data));
+  OnExited(static_cast<Watch*>(handle->data));
 }
 
 void OnTimer(uv_timer_t* handle) {
   Watch* w = static_cast<Watch*>(handle->data);
-  if (TryReap(w)) return;
+  if (HasExited(w->pid)) {
+    OnExited(w);
+    return;
+  }
   // Fallback for kernels without pidfd_open (< 5.3): back off to 50 ms.
   if (w->delay_ms < 50) w->delay_ms *= 2;
   uv_timer_start(&w->h.timer, OnTimer, w->delay_ms, 0);
@@ -342,7 +363,7 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req) {
     kill(req.pid, SIGKILL);
     while (waitpid(req.pid, nullptr, 0) < 0 && errno == EINTR) {
     }
-    w->reaped = w->reported = true;
+    w->exited = w->reaped = w->reported = true;
     StopExitWatch(w);
     for (Capture& c : w->cap) CaptureStop(&c);
     ReleaseJs(w);
@@ -383,8 +404,10 @@ Napi::Value WatchUnref(const Napi::CallbackInfo& info) {
 
 // kill(watch, signal, mode) -> 0 or errno. mode 0: the child, 1: its
 // process group, 2: the group, and SIGKILL whatever is left of the group when
-// the child exits (timeouts, aborts). Refused with ESRCH once the child is
-// reaped: its pid, and so its group id, may name someone else by then.
+// the child exits (timeouts, aborts; at once if it has exited already).
+// Refused with ESRCH once the child is reaped: its pid, and so its group id,
+// may name someone else by then. An exited, unreaped child (output still
+// open) still pins both.
 Napi::Value WatchKill(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Watch* w = Unwrap(info);
@@ -397,12 +420,31 @@ Napi::Value WatchKill(const Napi::CallbackInfo& info) {
   int sig = info[1].As<Napi::Number>().Int32Value();
   int mode = info[2].As<Napi::Number>().Int32Value();
   int err = 0;
-  if (w->reaped)
-    err = ESRCH;
-  else if (kill(mode != 0 ? -w->pid : w->pid, sig) != 0)
-    err = errno;
-  if (mode == 2 && !w->reaped) w->kill_group_on_exit = true;
+  if (w->reaped) return Napi::Number::New(env, ESRCH);
+  if (mode == 0 && w->exited) return Napi::Number::New(env, ESRCH);
+  if (kill(mode != 0 ? -w->pid : w->pid, sig) != 0) err = errno;
+  if (mode == 2) {
+    if (w->exited)
+      kill(-w->pid, SIGKILL);
+    else
+      w->kill_group_on_exit = true;
+  }
   return Napi::Number::New(env, err);
+}
+
+// abandon(watch): stop reading captured output once the child has exited (at
+// once if it has), so output held open by an escaped descendant cannot keep
+// the result waiting after a timeout.
+Napi::Value WatchAbandon(const Napi::CallbackInfo& info) {
+  Watch* w = Unwrap(info);
+  if (w != nullptr && !w->reported) {
+    w->abandon = true;
+    if (w->exited) {
+      StopCaptures(w);
+      MaybeFinish(w);
+    }
+  }
+  return info.Env().Undefined();
 }
 
 }  // namespace noshell

@@ -33,6 +33,7 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req);
 Napi::Value WatchRef(const Napi::CallbackInfo& info);
 Napi::Value WatchUnref(const Napi::CallbackInfo& info);
 Napi::Value WatchKill(const Napi::CallbackInfo& info);
+Napi::Value WatchAbandon(const Napi::CallbackInfo& info);
 
 }  // namespace noshell
 

@@ -59,11 +59,15 @@ export interface NativeBinding {
   ref(watch: NativeWatch): void;
   unref(watch: NativeWatch): void;
   /**
-   * kill(2); returns 0 or errno, ESRCH once the child is reaped. mode 0: the
-   * child; 1: its process group; 2: the group, and SIGKILL to what is left of
-   * the group when the child exits, before it is reaped.
+   * kill(2); returns 0 or errno, ESRCH once the child is reaped (mode 0: once
+   * it has exited). mode 0: the child; 1: its process group; 2: the group, and
+   * SIGKILL to what is left of the group when the child exits (at once if it
+   * has). The child is reaped only after its captured output has ended, so
+   * until then the group id cannot have been reused.
    */
   kill(watch: NativeWatch, signal: number, mode: 0 | 1 | 2): number;
+  /** Stop reading captured output once the child has exited (at once if it has). */
+  abandon(watch: NativeWatch): void;
   /** Names of noshell_step_t values, by index. */
   readonly steps: readonly string[];
 }

@@ -34,10 +34,15 @@ async function main(argv: string[]): Promise<number> {
     if (cmd === 'check') return await checkCommand(rest, out);
     if (cmd === 'run') return await runCommand(rest, out, err);
   } catch (e) {
-    if (e instanceof TypeError) {
+    // Like a plugin with bad arguments or an internal error: UNKNOWN.
+    if (cmd === 'check') {
+      out(`UNKNOWN - noshell check: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+      if (e instanceof TypeError) err(`${e.message}\n`);
+      return 3;
+    }
+    if (e instanceof TypeError || e instanceof RangeError) {
       err(`${e.message}\n`);
-      // Like a plugin with bad arguments: UNKNOWN.
-      return cmd === 'check' ? 3 : 2;
+      return 2;
     }
     throw e;
   }

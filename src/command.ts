@@ -42,8 +42,13 @@ export function resolveCommand(command: unknown, shell: ShellOption, api: string
   if (typeof command !== 'string') {
     throw new TypeError(`${api}: command must be a string or an argv array, got ${describe(command)}`);
   }
-  if (shell === true) return { file: SH, args: ['-c', '--', command], env: undefined, viaShell: true, display: command };
   const parsed = parseCommand(command);
+  // Blank or assignments only: /bin/sh would "succeed" at running nothing,
+  // which turns a misconfigured check green. That is bad input, shell or not.
+  if (parsed.reasons.includes('empty command')) {
+    throw new TypeError(`${api}: the command runs no program: ${JSON.stringify(command)}`);
+  }
+  if (shell === true) return { file: SH, args: ['-c', '--', command], env: undefined, viaShell: true, display: command };
   if (parsed.needsShell) {
     if (shell === 'auto') return { file: SH, args: ['-c', '--', command], env: undefined, viaShell: true, display: command };
     throw new ShellSyntaxError(command, parsed.reasons);

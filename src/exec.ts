@@ -129,7 +129,8 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   const child = spawnNormalized(spawnOpts, {
     flags: capture,
     maxBuffer,
-    onOverflow: (stream) => {
+    // Truncating (checks) drops the excess and lets the plugin finish.
+    onOverflow: truncate ? undefined : (stream) => {
       exceeded ??= stream === 1 ? 'stdout' : 'stderr';
       child._terminate();
     },

@@ -222,6 +222,8 @@ export function normalizeSpawn(
   const forceKillAfter =
     o.forceKillAfter === undefined ? DEFAULT_FORCE_KILL_AFTER : checkMs(o.forceKillAfter, 'forceKillAfter');
   const killSignal = o.killSignal === undefined ? SIGTERM : signalNumber(o.killSignal, 'killSignal');
+  // Signal 0 only probes: a timeout would "kill" with it and nothing would happen.
+  if (killSignal === 0) throw new TypeError('killSignal must be a real signal, not 0');
   if (o.signal !== undefined && !(o.signal instanceof AbortSignal)) {
     throw new TypeError(`signal must be an AbortSignal, got ${describe(o.signal)}`);
   }

@@ -63,6 +63,13 @@ export function popen(command: string | readonly string[], mode: 'r' | 'w', opti
   const child = spawnNormalized(normalizeSpawn(cmd.file, cmd.args, spawnOptions, 'popen', popenKeys));
   child._keepUnread = true;
   const stream = (mode === 'r' ? child.stdout : child.stdin) as Readable & Writable;
+  if (mode === 'w') {
+    // EPIPE is how a writer learns the child stopped reading; close() reports
+    // the child's status. Other errors stay fatal unless the caller listens.
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && stream.listenerCount('error') === 1) throw err;
+    });
+  }
 
   let closing: Promise<ExitStatus> | undefined;
   const close = (): Promise<ExitStatus> => {

@@ -44,6 +44,7 @@ export class Subprocess {
   #timer: NodeJS.Timeout | undefined;
   #forceTimer: NodeJS.Timeout | undefined;
   #timedOut = false;
+  #unrefed = false;
   #aborted = false;
   #abortSignal: AbortSignal | undefined;
   #onAbort: (() => void) | undefined;
@@ -112,14 +113,20 @@ export class Subprocess {
     return this.#send(n, KillMode.Group);
   }
 
-  /** Let the event loop exit while the child runs (streams need their own unref). */
+  /** Let the event loop exit while the child runs (its timers too; streams need their own unref). */
   unref(): this {
+    this.#unrefed = true;
     binding.unref(this.#watch);
+    this.#timer?.unref();
+    this.#forceTimer?.unref();
     return this;
   }
 
   ref(): this {
+    this.#unrefed = false;
     binding.ref(this.#watch);
+    this.#timer?.ref();
+    this.#forceTimer?.ref();
     return this;
   }
 
@@ -134,11 +141,19 @@ export class Subprocess {
     const o = this.#opts;
     const mode = o.processGroup ? KillMode.GroupThenReap : KillMode.Child;
     binding.kill(this.#watch, o.killSignal, mode);
-    if (o.forceKillAfter > 0 && o.killSignal !== SIGKILL && this.#forceTimer === undefined && this.#status === null) {
-      this.#forceTimer = setTimeout(() => {
-        this.#forceTimer = undefined;
-        binding.kill(this.#watch, SIGKILL, mode);
-      }, o.forceKillAfter);
+    if (o.forceKillAfter > 0 && o.killSignal !== SIGKILL) {
+      if (this.#forceTimer === undefined && this.#status === null) {
+        this.#forceTimer = setTimeout(() => {
+          this.#forceTimer = undefined;
+          binding.kill(this.#watch, SIGKILL, mode);
+          // Output still held open by something that left the group must
+          // not keep the result waiting past the grace period.
+          binding.abandon(this.#watch);
+        }, o.forceKillAfter);
+        if (this.#unrefed) this.#forceTimer.unref();
+      }
+    } else {
+      binding.abandon(this.#watch);
     }
   }
 

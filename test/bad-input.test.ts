@@ -27,6 +27,7 @@ const cases: Array<[string, () => unknown, ErrorConstructor]> = [
   ['inherited method name', () => spawn('/bin/true', [], { method: 'toString' as never }), TypeError],
   ['bad uid', () => spawn('/bin/true', [], { uid: -1 }), TypeError],
   ['unknown killSignal', () => spawn('/bin/true', [], { killSignal: 'SIGFOO' as never }), TypeError],
+  ['killSignal 0', () => spawn('/bin/true', [], { killSignal: 0 }), TypeError],
   ['signal not an AbortSignal', () => spawn('/bin/true', [], { signal: {} as never }), TypeError],
   ['bad cwd type', () => spawn('/bin/true', [], { cwd: 5 as never }), TypeError],
   ['bad extendEnv', () => spawn('/bin/true', [], { extendEnv: 'no' as never }), TypeError],

@@ -45,6 +45,12 @@ describe('noshell check', () => {
     expect(e.stdout).toMatch(/^UNKNOWN - Could not run plugin \/nonexistent\/check_x: ENOENT/);
   });
 
+  it('internal errors are UNKNOWN too, never a WARNING exit code', () => {
+    const r = cli('check', '--timeout', '9999999', '--', '/bin/true');
+    expect(r.status).toBe(3);
+    expect(r.stdout).toMatch(/^UNKNOWN - noshell check: /);
+  });
+
   it('bad usage exits 3 with the usage on stderr', () => {
     const r = cli('check', '--timeout');
     expect(r.status).toBe(3);
@@ -90,6 +96,21 @@ describe('noshell run', () => {
   it('ships an example checks file that loads', () => {
     const text = readFileSync(path.resolve(__dirname, '..', 'examples', 'checks.json'), 'utf8');
     expect(JSON.parse(text).checks.length).toBeGreaterThan(3);
+  });
+
+  it('schedule settings in defaults apply to every check', async () => {
+    const { loadChecksFile } = await import('../src/cli/checks-file');
+    const file = path.join(tmp, 'defaults.json');
+    writeFileSync(file, JSON.stringify({
+      defaults: { interval: '30s', maxAttempts: 3, timeout: '5s' },
+      checks: [{ id: 'a', command: 'true' }, { id: 'b', command: 'true', interval: 1000 }],
+    }));
+    const cfg = loadChecksFile(file);
+    expect(cfg.runner).toEqual({ timeout: 5000 });
+    expect(cfg.checks).toEqual([
+      { id: 'a', command: 'true', interval: 30_000, maxAttempts: 3 },
+      { id: 'b', command: 'true', interval: 1000, maxAttempts: 3 },
+    ]);
   });
 
   it('a bad checks file is a clear error', () => {

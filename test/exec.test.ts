@@ -59,6 +59,17 @@ describe('execFile', () => {
     expect(err.message).toMatch(/^Command timed out after 100 ms: sleep 30/);
   });
 
+  it('after a timeout, output held open by a process that left the group does not hang exec', async () => {
+    const t = performance.now();
+    const err = await execFile('sh', ['-c', 'setsid sleep 5 & echo $!; sleep 30'], { timeout: 200, forceKillAfter: 200 }).catch((e) => e);
+    expect(err).toMatchObject({ timedOut: true });
+    expect(performance.now() - t).toBeLessThan(3000);
+    // The escaped sleep is not ours to keep: the test ends it.
+    const escaped = Number(String(err.stdout).trim());
+    expect(escaped).toBeGreaterThan(0);
+    process.kill(escaped, 'SIGKILL');
+  });
+
   it('abort rejects with the reason as cause', async () => {
     const ac = new AbortController();
     const p = execFile('sleep', ['30'], { signal: ac.signal });
@@ -95,7 +106,9 @@ describe('exec', () => {
     expect(err).toBeInstanceOf(ShellSyntaxError);
     expect(err.reasons).toEqual(['pipe']);
     expect(err.message).toContain('pipe');
-    await expect(exec('   ')).rejects.toBeInstanceOf(ShellSyntaxError);
+    // Nothing to run is bad input, with or without a shell.
+    await expect(exec('   ')).rejects.toThrow(TypeError);
+    await expect(exec('A=1', { shell: 'auto' })).rejects.toThrow(/runs no program/);
     await expect(exec('echo $HOME')).rejects.toMatchObject({ reasons: ['variable'] });
   });
 

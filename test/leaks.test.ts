@@ -46,6 +46,19 @@ describe('no fd growth, no zombies', () => {
     expect(Buffer.concat(chunks).toString()).toBe('late reader\n');
   });
 
+  it('unref() lets the process exit while a child with a timeout runs', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const entry = require.resolve('../dist/index.js');
+    const script = `const { spawn } = require(${JSON.stringify(entry)});
+      const c = spawn('sleep', ['5'], { timeout: 3000, stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' });
+      c.unref(); console.log(c.pid);`;
+    const t = Date.now();
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(Date.now() - t).toBeLessThan(2500);
+    process.kill(Number(r.stdout.trim()), 'SIGKILL');
+  });
+
   it('failed spawns leak nothing', async () => {
     const fdsBefore = openFds().length;
     for (let i = 0; i < 200; i++) {

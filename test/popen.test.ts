@@ -78,6 +78,13 @@ describe("popen 'w'", () => {
     expect((await w.close()).exitCode).toBe(0);
   });
 
+  it('EPIPE from a child that closed its stdin is not an unhandled error', async () => {
+    const w = popen(['sh', '-c', 'exec 0<&-; sleep 0.2'], 'w');
+    await new Promise((r) => setTimeout(r, 50));
+    w.write(Buffer.alloc(1 << 20));
+    expect((await w.close()).exitCode).toBe(0);
+  });
+
   it('close() on a child that stopped reading does not throw', async () => {
     const w = popen(['/bin/true'], 'w');
     await w.subprocess.exited;

@@ -104,6 +104,8 @@ describe('CheckRunner scheduling', () => {
       [200, 3, 'HARD', 'CRITICAL'],
       [1000, 3, 'HARD', 'CRITICAL'],
     ]);
+    // Retries are not overruns.
+    expect(runner.stats().skipped).toBe(0);
   });
 
   it('keeps to the concurrency limit with a queue; latency counts the wait', async () => {
@@ -124,6 +126,81 @@ describe('CheckRunner scheduling', () => {
     expect(maxRunning).toBeLessThanOrEqual(2);
     expect(Math.max(...results.map((r) => r.latencyMs))).toBeGreaterThan(0);
     expect(runner.stats().completed).toBe(5);
+  });
+});
+
+describe('CheckRunner edge cases', () => {
+  it('remove() + add() of a running check never runs two at once', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'a', command: ['sleep', '0.3'], interval: 100 });
+    runner.start();
+    clock.advance(0);
+    expect(runner.stats().running).toBe(1);
+    runner.remove('a');
+    runner.add({ id: 'a', command: OK, interval: 100 });
+    clock.advance(500);
+    expect(runner.stats().running).toBe(1);
+    expect(await waitFor(() => results.length === 1)).toBe(true);
+    clock.advance(200);
+    expect(await waitFor(() => results.length === 2)).toBe(true);
+    await runner.stop();
+    expect(results.map((r) => r.command)).toEqual(['sleep 0.3', `${PROBE} exit 0`]);
+  });
+
+  it('stop({ deadline }) also ends runs of removed checks', async () => {
+    const runner = new CheckRunner();
+    runner.add({ id: 'gone', command: ['sleep', '30'], interval: 60_000 });
+    runner.start();
+    expect(await waitFor(() => runner.stats().running === 1)).toBe(true);
+    runner.remove('gone');
+    const t = Date.now();
+    await runner.stop({ deadline: 100 });
+    expect(Date.now() - t).toBeLessThan(5000);
+    expect(childProcesses()).toEqual([]);
+  });
+
+  it('huge intervals do not spin the timer; sub-millisecond ones are refused', () => {
+    const delays: number[] = [];
+    const clock = new FakeClock();
+    const setTimer = clock.setTimer.bind(clock);
+    clock.setTimer = (fn, ms) => {
+      delays.push(ms);
+      return setTimer(fn, ms);
+    };
+    const runner = new CheckRunner({ clock });
+    runner.add({ id: 'a', command: OK, interval: 60 * 24 * 3600_000 });
+    runner.add({ id: 'b', command: OK, interval: 61 * 24 * 3600_000 });
+    runner.start();
+    expect(Math.max(...delays)).toBeLessThanOrEqual(2 ** 31 - 1);
+    expect(delays.length).toBeLessThan(3);
+    void runner.stop();
+    expect(() => new CheckRunner().add({ id: 'x', command: OK, interval: 0.0001 })).toThrow(TypeError);
+  });
+
+  it('a throwing result listener neither stalls the runner nor stop()', () => {
+    const entry = require.resolve('../dist/index.js');
+    const script = `
+      const { CheckRunner } = require(${JSON.stringify(entry)});
+      let uncaught = 0;
+      process.on('uncaughtException', () => uncaught++);
+      const runner = new CheckRunner({ concurrency: 1 });
+      let results = 0;
+      runner.on('result', () => { results++; throw new Error('listener bug'); });
+      for (const id of ['a', 'b', 'c']) runner.add({ id, command: ['/bin/true'], interval: 60000 });
+      runner.start();
+      const t = setInterval(async () => {
+        if (results < 1) return;
+        clearInterval(t);
+        await runner.stop();
+        console.log(JSON.stringify({ results, uncaught, running: runner.stats().running }));
+      }, 20);`;
+    const r = require('node:child_process').spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.running).toBe(0);
+    expect(out.uncaught).toBe(out.results);
   });
 });
 

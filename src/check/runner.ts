@@ -85,9 +85,12 @@ const systemClock: Clock = {
 
 const defKeys = new Set(['id', 'command', 'interval', 'retryInterval', 'maxAttempts']);
 
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function positive(value: unknown, what: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new TypeError(`${what} must be a positive number, got ${describe(value)}`);
+  // At least 1 ms: smaller steps vanish in an epoch-ms float.
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) {
+    throw new TypeError(`${what} must be a number of milliseconds >= 1, got ${describe(value)}`);
   }
   return value;
 }
@@ -97,6 +100,10 @@ export class CheckRunner extends EventEmitter {
   readonly #concurrency: number;
   readonly #defaults: CheckOptions;
   readonly #entries = new Map<string, Entry>();
+  /** Entries running now, removed ones included (stop() must abort those too). */
+  readonly #runningEntries = new Set<Entry>();
+  /** Re-added while a removed namesake still runs: scheduled when it ends. */
+  readonly #waiting = new Map<string, number>();
   readonly #heap = new MinHeap<Entry>((e) => e.nextAt);
   #queue: Array<{ entry: Entry; scheduledAt: number }> = [];
   #running = 0;
@@ -146,8 +153,13 @@ export class CheckRunner extends EventEmitter {
     this.#entries.set(def.id, entry);
     if (this.#started && this.#stopping === null) {
       // Joining a running schedule: a stable spot in the interval from the id.
-      this.#scheduleFirst(entry, hashFraction(def.id));
-      this.#arm();
+      if ([...this.#runningEntries].some((e) => e.def.id === def.id)) {
+        // remove() + add() of a check that is still running: never two at once.
+        this.#waiting.set(def.id, hashFraction(def.id));
+      } else {
+        this.#scheduleFirst(entry, hashFraction(def.id));
+        this.#arm();
+      }
     }
     return this;
   }
@@ -162,6 +174,7 @@ export class CheckRunner extends EventEmitter {
     entry.inHeap = false;
     if (entry.queued) this.#queue = this.#queue.filter((q) => q.entry !== entry);
     entry.queued = false;
+    this.#waiting.delete(id);
     return true;
   }
 
@@ -193,7 +206,7 @@ export class CheckRunner extends EventEmitter {
       this.#idle.push(resolve);
       if (options.deadline !== undefined) {
         const t = setTimeout(() => {
-          for (const e of this.#entries.values()) e.abort?.abort(new Error('CheckRunner stopped'));
+          for (const e of this.#runningEntries) e.abort?.abort(new Error('CheckRunner stopped'));
         }, options.deadline);
         this.#idle.push(() => clearTimeout(t));
       }
@@ -236,7 +249,9 @@ export class CheckRunner extends EventEmitter {
     if (this.#timer !== null && this.#timerAt <= top.nextAt) return;
     if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
     this.#timerAt = top.nextAt;
-    this.#timer = this.#clock.setTimer(() => this.#onTimer(), Math.max(0, top.nextAt - this.#clock.now()));
+    // Node turns delays past 2^31-1 ms into 1 ms: wake up early and re-arm instead.
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, top.nextAt - this.#clock.now()));
+    this.#timer = this.#clock.setTimer(() => this.#onTimer(), delay);
   }
 
   #onTimer(): void {
@@ -263,6 +278,7 @@ export class CheckRunner extends EventEmitter {
 
   async #run(entry: Entry, scheduledAt: number): Promise<void> {
     this.#running++;
+    this.#runningEntries.add(entry);
     entry.running = true;
     entry.abort = new AbortController();
     const startedAt = this.#clock.now();
@@ -282,38 +298,60 @@ export class CheckRunner extends EventEmitter {
     entry.running = false;
     entry.abort = null;
     this.#running--;
+    this.#runningEntries.delete(entry);
 
     const maxAttempts = entry.def.maxAttempts ?? 1;
+    const wasRetry = entry.attempt > 1 && entry.nextAt !== entry.gridAt;
     const soft = result.state !== 0 && entry.attempt < maxAttempts;
     const run: CheckRunResult = {
       ...result, id: entry.def.id, attempt: entry.attempt, maxAttempts, stateType: soft ? 'SOFT' : 'HARD',
       scheduledAt, startedAt, finishedAt, latencyMs: startedAt - scheduledAt,
     };
     this.#record(run);
-
-    if (!entry.removed && this.#stopping === null) {
-      if (soft) {
-        entry.attempt++;
-        entry.nextAt = finishedAt + (entry.def.retryInterval ?? entry.def.interval);
-      } else {
-        if (result.state === 0) entry.attempt = 1;
-        // Back on the regular grid; slots that passed while it ran are skipped.
-        entry.gridAt += entry.def.interval;
-        while (entry.gridAt <= finishedAt) {
-          entry.gridAt += entry.def.interval;
-          this.#counts.skipped++;
-        }
-        entry.nextAt = entry.gridAt;
-      }
-      this.#heap.push(entry);
-      entry.inHeap = true;
+    if (!entry.removed && this.#stopping === null) this.#scheduleNext(entry, soft, result.state, finishedAt, wasRetry);
+    const waiting = this.#waiting.get(entry.def.id);
+    const successor = this.#entries.get(entry.def.id);
+    if (entry.removed && waiting !== undefined && successor !== undefined && this.#stopping === null) {
+      this.#waiting.delete(entry.def.id);
+      this.#scheduleFirst(successor, waiting);
       this.#arm();
     }
-    this.emit('result', run);
+    // Bookkeeping is done before anyone's listener runs: a throwing listener
+    // must not stall the queue or stop().
     this.#pump();
     if (this.#running === 0 && this.#stopping !== null) {
       for (const done of this.#idle.splice(0)) done();
     }
+    try {
+      this.emit('result', run);
+    } catch (err) {
+      // As from any event callback in Node: the listener's error is uncaught.
+      process.nextTick(() => {
+        throw err;
+      });
+    }
+  }
+
+  #scheduleNext(entry: Entry, soft: boolean, state: number, finishedAt: number, wasRetry: boolean): void {
+    if (soft) {
+      entry.attempt++;
+      entry.nextAt = finishedAt + (entry.def.retryInterval ?? entry.def.interval);
+    } else {
+      if (state === 0) entry.attempt = 1;
+      // Back on the regular grid. Slots that passed while a regular run
+      // overran are skipped and counted; slots passed during retries are not.
+      const interval = entry.def.interval;
+      entry.gridAt += interval;
+      if (entry.gridAt <= finishedAt) {
+        const missed = Math.floor((finishedAt - entry.gridAt) / interval) + 1;
+        entry.gridAt += missed * interval;
+        if (!wasRetry) this.#counts.skipped += missed;
+      }
+      entry.nextAt = entry.gridAt;
+    }
+    this.#heap.push(entry);
+    entry.inHeap = true;
+    this.#arm();
   }
 
   #record(r: CheckRunResult): void {

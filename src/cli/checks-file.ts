@@ -8,6 +8,7 @@ import type { CheckDefinition, RunnerOptions } from '../check/runner';
 import { parseDuration } from './duration';
 
 const DURATIONS = ['interval', 'retryInterval', 'timeout', 'forceKillAfter'] as const;
+const SCHEDULE = new Set(['interval', 'retryInterval', 'maxAttempts']);
 
 export interface ChecksFile {
   runner: RunnerOptions;
@@ -31,12 +32,18 @@ export function loadChecksFile(file: string): ChecksFile {
   if (typeof obj !== 'object' || obj === null || !Array.isArray(obj.checks)) {
     throw new TypeError(`${file}: expected an object with a "checks" array`);
   }
+  if (obj.defaults !== undefined && (typeof obj.defaults !== 'object' || obj.defaults === null)) {
+    throw new TypeError(`${file}: "defaults" must be an object`);
+  }
   const defaults = obj.defaults === undefined ? {} : durations(obj.defaults as Record<string, unknown>, 'defaults');
-  const runner: RunnerOptions = { ...defaults };
-  if (obj.concurrency !== undefined) runner.concurrency = obj.concurrency as number;
+  // Schedule settings in defaults go to each check; the rest are check options.
+  const schedule: Record<string, unknown> = {};
+  const runner: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(defaults)) (SCHEDULE.has(k) ? schedule : runner)[k] = v;
+  if (obj.concurrency !== undefined) runner.concurrency = obj.concurrency;
   const checks = obj.checks.map((c, i) => {
     if (typeof c !== 'object' || c === null) throw new TypeError(`${file}: checks[${i}] must be an object`);
-    return durations(c as Record<string, unknown>, `checks[${i}]`) as unknown as CheckDefinition;
+    return { ...schedule, ...durations(c as Record<string, unknown>, `checks[${i}]`) } as unknown as CheckDefinition;
   });
-  return { runner, checks };
+  return { runner: runner as RunnerOptions, checks };
 }
