@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -299,8 +300,12 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
   }
   child->method = method;
 
-  err = noshell_resolve(req->file, req->search_path, req->cwd, path,
-                        sizeof(path));
+  /* Inheriting environ (envp NULL): search the PATH the child will have. */
+  err = noshell_resolve(req->file,
+                        req->envp == NULL && req->search_path == NULL
+                            ? getenv("PATH")
+                            : req->search_path,
+                        req->cwd, path, sizeof(path));
   if (err != 0) {
     child->step = NOSHELL_STEP_RESOLVE;
     return err;

@@ -64,7 +64,8 @@ typedef struct {
   const char* file;          /* program; searched in search_path if no '/' */
   char* const* argv;         /* NULL-terminated; argv[0] may differ (argv0) */
   char* const* envp;         /* NULL-terminated; NULL means the parent's environ */
-  const char* search_path;   /* PATH to search; NULL means "/bin:/usr/bin" */
+  const char* search_path;   /* PATH to search; NULL: environ's PATH when envp
+                              * is NULL, else "/bin:/usr/bin" */
   const char* cwd;           /* NULL: the parent's */
   noshell_stdio_t stdio[3];
   unsigned flags;

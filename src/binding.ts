@@ -43,6 +43,7 @@ export interface NativeBinding {
     file: string,
     argv: readonly string[],
     envp: readonly string[] | null,
+    /** PATH to search; null: environ's PATH when envp is null, else /bin:/usr/bin. */
     searchPath: string | null,
     cwd: string | null,
     stdio: Int32Array,

@@ -67,13 +67,18 @@ function writeInput(child: Subprocess, input: string | Uint8Array | undefined): 
 }
 
 /** Runs `file` with `args` (never a shell) and buffers its output. */
-export async function execFile(file: string, args?: readonly string[], options?: ExecOptions): Promise<ExecResult> {
-  if (checkShellOption(options?.shell, 'execFile') === true) {
-    throw new TypeError("execFile: shell: true makes no sense for an argv; use exec(string, { shell: true })");
+export function execFile(file: string, args?: readonly string[], options?: ExecOptions): Promise<ExecResult> {
+  try {
+    if (checkShellOption(options?.shell, 'execFile') === true) {
+      throw new TypeError("execFile: shell: true makes no sense for an argv; use exec(string, { shell: true })");
+    }
+    if (typeof file !== 'string') throw new TypeError(`execFile: file must be a string, got ${describe(file)}`);
+    let display = quoteArg(file);
+    if (Array.isArray(args)) for (const a of args) display += ` ${quoteArg(String(a))}`;
+    return run({ file, args: args as string[], env: undefined, viaShell: false, display }, options, 'execFile');
+  } catch (err) {
+    return Promise.reject(err);
   }
-  if (typeof file !== 'string') throw new TypeError(`execFile: file must be a string, got ${describe(file)}`);
-  const display = [file, ...(Array.isArray(args) ? args : [])].map((a) => quoteArg(String(a))).join(' ');
-  return run({ file, args: args as string[], env: undefined, viaShell: false, display }, options, 'execFile');
 }
 
 /**
@@ -81,8 +86,12 @@ export async function execFile(file: string, args?: readonly string[], options?:
  * follow the shell's word rules without a shell (see parseCommand); one that
  * needs a shell throws ShellSyntaxError unless `shell` allows /bin/sh.
  */
-export async function exec(command: string | readonly string[], options?: ExecOptions): Promise<ExecResult> {
-  return run(resolveCommand(command, checkShellOption(options?.shell, 'exec'), 'exec'), options, 'exec');
+export function exec(command: string | readonly string[], options?: ExecOptions): Promise<ExecResult> {
+  try {
+    return run(resolveCommand(command, checkShellOption(options?.shell, 'exec'), 'exec'), options, 'exec');
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /**

@@ -127,8 +127,9 @@ function buildEnv(
   extendEnv: boolean,
 ): { envp: string[] | null; searchPath: string | null } {
   if (env === undefined && extendEnv && isMainThread) {
-    // The real environ is process.env on the main thread: no copy needed.
-    return { envp: null, searchPath: process.env.PATH ?? null };
+    // The real environ is process.env on the main thread: no copy needed, and
+    // the C side reads PATH from it (getenv) only when a search is needed.
+    return { envp: null, searchPath: null };
   }
   if (env !== undefined && (env === null || typeof env !== 'object' || Array.isArray(env))) {
     throw new TypeError(`env must be an object of strings, got ${describe(env)}`);

@@ -107,6 +107,15 @@ describe.each(METHODS)('method %s', (method) => {
     const r = await execFile('probe', ['argv'], { method, env: { PATH: `/nonexistent:${path.dirname(PROBE)}` } });
     expect(nulFields(r.stdout as string)).toEqual(['probe', 'argv']);
     await expect(execFile('probe', [], { method, env: { PATH: '/nonexistent' } })).rejects.toMatchObject({ code: 'ENOENT' });
+    // Without env, the PATH is process.env's as it is now.
+    const saved = process.env.PATH;
+    process.env.PATH = `${path.dirname(PROBE)}:${saved}`;
+    try {
+      expect(nulFields((await execFile('probe', ['argv'], { method })).stdout as string)).toEqual(['probe', 'argv']);
+    } finally {
+      process.env.PATH = saved;
+    }
+    await expect(execFile('probe', [], { method })).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
   it('wires stdin, 2>&1, ignore, inherit and raw fds', async () => {
