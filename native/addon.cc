@@ -63,7 +63,7 @@ bool OptionalString(napi_env env, Napi::Value v, std::string* out,
 
 // spawn(file, argv, envp|null, searchPath|null, cwd|null, stdio: Int32Array(6),
 //       flags, uid, gid, method, out: Int32Array(6), capture, maxBuffer,
-//       onExit, onOverflow|undefined) -> External|undefined
+//       onExit, onOverflow|undefined) -> watch id (number) | undefined
 // out receives [errno, step, pid, fd0, fd1, fd2]; errno 0 means started.
 // capture: bit 1 stdout, bit 2 stderr are read natively (their fds in out
 // are -1), bit 4 delivers them as strings, bit 8 truncates at maxBuffer

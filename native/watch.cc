@@ -11,6 +11,8 @@
 #include <uv.h>
 
 #include <mutex>
+#include <unordered_map>
+#include <utility>
 #include <thread>
 
 #include "capture.h"
@@ -25,9 +27,10 @@ namespace {
 // Small outputs are copied into a fresh Buffer; big ones are handed over.
 const size_t kCopyBelow = 64 * 1024;
 
-// One per child. Owned by neither side alone: freed when every uv handle is
-// closed and the JS External is finalized, so a late ref()/unref()/kill()
-// never touches freed memory.
+// One per child, freed when it has been reported and every uv handle is
+// closed. JS holds only its id: a late ref()/unref()/kill() with a stale id
+// finds nothing (ESRCH) instead of freed memory, and no per-child External
+// with a finalizer is left for the GC.
 struct Watch {
   union {
     uv_poll_t poll;
@@ -40,7 +43,7 @@ struct Watch {
   bool reaped = false;      // wait4() done: the pid is no longer ours
   bool abandon = false;     // stop reading output once the child has exited
   bool reported = false;
-  bool js_gone = false;
+  uint64_t id = 0;           // key in the registry; what JS holds
   bool as_string = false;
   bool kill_group_on_exit = false; // timeout/abort: SIGKILL the rest at exit
   napi_async_cleanup_hook_handle cleanup = nullptr;
@@ -59,6 +62,18 @@ struct Watch {
   uv_handle_t* exit_handle() { return reinterpret_cast<uv_handle_t*>(&h); }
 };
 
+// Process-wide (workers have their own envs and loop threads); each entry
+// is only ever deleted by its own env's thread.
+std::mutex registry_mutex;
+std::unordered_map<uint64_t, std::pair<napi_env, Watch*>> registry;
+uint64_t next_id = 1;
+
+void Register(Watch* w) {
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  w->id = next_id++;
+  registry.emplace(w->id, std::make_pair(w->env, w));
+}
+
 void MaybeDelete(Watch* w) {
   // Node waits for this before it unloads the addon at environment teardown
   // (worker exit): no close callback may run after that.
@@ -66,7 +81,11 @@ void MaybeDelete(Watch* w) {
     napi_remove_async_cleanup_hook(w->cleanup);
     w->cleanup = nullptr;
   }
-  if (w->handles > 0 || !w->js_gone) return;
+  if (w->handles > 0 || !w->reported) return;
+  if (w->id != 0) {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    registry.erase(w->id);
+  }
   for (Capture& c : w->cap) free(c.data);
   delete w;
 }
@@ -146,7 +165,6 @@ void CleanupHook(napi_async_cleanup_hook_handle handle, void* arg) {
   for (Capture& c : w->cap) CaptureStop(&c);
   ReleaseJs(w);
   w->reported = true;
-  // Node-API finalizes the External at teardown; freeing waits for that too.
   MaybeDelete(w);
 }
 
@@ -299,17 +317,14 @@ void OnTimer(uv_timer_t* handle) {
   uv_timer_start(&w->h.timer, OnTimer, w->delay_ms, 0);
 }
 
-void Finalize(napi_env env, void* data, void* hint) {
-  (void) env;
-  (void) hint;
-  Watch* w = static_cast<Watch*>(data);
-  w->js_gone = true;
-  MaybeDelete(w);
-}
-
 Watch* Unwrap(const Napi::CallbackInfo& info) {
-  if (info.Length() < 1 || !info[0].IsExternal()) return nullptr;
-  return info[0].As<Napi::External<Watch>>().Data();
+  if (info.Length() < 1 || !info[0].IsNumber()) return nullptr;
+  double id = info[0].As<Napi::Number>().DoubleValue();
+  if (!(id >= 1)) return nullptr;
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  auto it = registry.find(static_cast<uint64_t>(id));
+  if (it == registry.end() || it->second.first != info.Env()) return nullptr;
+  return it->second.second;
 }
 
 int StartExitWatch(uv_loop_t* loop, Watch* w) {
@@ -367,7 +382,6 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req) {
     StopExitWatch(w);
     for (Capture& c : w->cap) CaptureStop(&c);
     ReleaseJs(w);
-    w->js_gone = true;
     if (w->pidfd >= 0 && w->handles == 0) close(w->pidfd);
     MaybeDelete(w);
     Napi::Error::New(env, std::string("noshell: cannot watch child: ") +
@@ -376,10 +390,8 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req) {
     return Napi::Value();
   }
   napi_add_async_cleanup_hook(env, CleanupHook, w, &w->cleanup);
-
-  napi_value ext;
-  napi_create_external(env, w, Finalize, nullptr, &ext);
-  return Napi::Value(env, ext);
+  Register(w);
+  return Napi::Number::New(env, static_cast<double>(w->id));
 }
 
 Napi::Value WatchRef(const Napi::CallbackInfo& info) {
@@ -410,13 +422,15 @@ Napi::Value WatchUnref(const Napi::CallbackInfo& info) {
 // open) still pins both.
 Napi::Value WatchKill(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  Watch* w = Unwrap(info);
-  if (w == nullptr || info.Length() < 3 || !info[1].IsNumber() ||
+  if (info.Length() < 3 || !info[0].IsNumber() || !info[1].IsNumber() ||
       !info[2].IsNumber()) {
     Napi::TypeError::New(env, "noshell: kill(watch, signal, mode)")
         .ThrowAsJavaScriptException();
     return Napi::Value();
   }
+  Watch* w = Unwrap(info);
+  // Gone from the registry: reported and freed, so certainly reaped.
+  if (w == nullptr) return Napi::Number::New(env, ESRCH);
   int sig = info[1].As<Napi::Number>().Int32Value();
   int mode = info[2].As<Napi::Number>().Int32Value();
   int err = 0;

@@ -26,8 +26,9 @@ struct WatchRequest {
   Napi::Value on_overflow;
 };
 
-// Returns an External for WatchRef/WatchUnref/WatchKill, or an empty value
-// with a pending exception (the child is then killed and reaped).
+// Returns the watch's id (a number) for WatchRef/WatchUnref/WatchKill/
+// WatchAbandon, or an empty value with a pending exception (the child is then
+// killed and reaped).
 Napi::Value WatchChild(Napi::Env env, const WatchRequest& req);
 
 Napi::Value WatchRef(const Napi::CallbackInfo& info);

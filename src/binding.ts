@@ -29,8 +29,8 @@ export type NativeOverflowCallback = (stream: 1 | 2) => void;
 /** Bits of the `capture` argument. */
 export enum NativeCapture { Stdout = 1, Stderr = 2, AsString = 4, Truncate = 8 }
 
-/** Opaque handle of a watched child (a napi External). */
-export type NativeWatch = { readonly __brand: 'NativeWatch' };
+/** Id of a watched child; stale ids are ignored (kill answers ESRCH). */
+export type NativeWatch = number & { readonly __brand: 'NativeWatch' };
 
 export interface NativeBinding {
   /**

@@ -52,6 +52,10 @@ describe.each(METHODS)('method %s', (method) => {
     const st2 = await child.exited;
     expect(st2.signal).toBe('SIGINT');
     expect(child.kill()).toBe(false);
+    // Also once the native watch is freed (after its handles closed).
+    await new Promise((r) => setTimeout(r, 20));
+    expect(child.kill('SIGKILL')).toBe(false);
+    expect(child.killGroup('SIGKILL')).toBe(false);
     expect(st2.rusage.userCpuMs).toBeGreaterThanOrEqual(0);
     expect(st2.rusage.maxRssKb).toBeGreaterThan(0);
     expect(st2.durationMs).toBeGreaterThan(0);
