@@ -4,9 +4,14 @@
       "target_name": "noshell",
       "sources": [
         "native/spawn.c",
+        "native/stdio.c",
+        "native/resolve.c",
         "native/child.c",
         "native/capture.cc",
         "native/watch.cc",
+        "native/watch-ops.cc",
+        "native/watch-report.cc",
+        "native/reap-later.cc",
         "native/addon.cc"
       ],
       "include_dirs": [

@@ -11,6 +11,11 @@ typedef struct {
   int devnull;         /* the process-wide /dev/null, never closed */
 } stdio_plan_t;
 
+/* Opens pipes (the parent's ends go to child->fds) and works out
+ * plan->src. Returns 0 or errno with child->step set. */
+int noshell_plan_stdio(const noshell_spawn_t* req, noshell_child_t* child,
+                       stdio_plan_t* plan);
+
 /* clone(CLONE_VM|CLONE_VFORK), or fork() when use_fork is set. */
 int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
                         const stdio_plan_t* plan, noshell_child_t* child,

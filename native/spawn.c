@@ -1,5 +1,6 @@
-/* noshell_spawn(): stdio plumbing, PATH resolution and the posix_spawn path.
- * The clone/vfork and fork paths live in child.c. */
+/* noshell_spawn(): the request's checks and the posix_spawn path. Stdio
+ * plumbing is in stdio.c, PATH resolution in resolve.c, the clone/vfork and
+ * fork paths in child.c. */
 #define _GNU_SOURCE
 #include "spawn.h"
 #include "spawn-internal.h"
@@ -9,11 +10,9 @@
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,162 +27,6 @@ static const char* const step_names[NOSHELL_STEP_COUNT] = {
 const char* noshell_step_name(noshell_step_t step) {
   if ((unsigned) step >= NOSHELL_STEP_COUNT) return "unknown";
   return step_names[step];
-}
-
-/* Whether execve() of `path` can work, checked as the parent. A relative
- * candidate is checked against the child's cwd (where execve will run), so
- * PATH entries like "." or "" mean what they mean to execvp in the child. */
-static int is_exec_candidate(const char* path, const char* cwd,
-                             int* saw_eacces) {
-  char full[PATH_MAX];
-  struct stat st;
-  if (cwd != NULL && path[0] != '/') {
-    int n = snprintf(full, sizeof(full), "%s/%s", cwd, path);
-    if (n < 0 || (size_t) n >= sizeof(full)) return 0;
-    path = full;
-  }
-  if (stat(path, &st) != 0) {
-    if (errno == EACCES) *saw_eacces = 1;
-    return 0;
-  }
-  /* execve() of a directory fails with EACCES; execvp skips it and says so. */
-  if (S_ISDIR(st.st_mode) || access(path, X_OK) != 0) {
-    *saw_eacces = 1;
-    return 0;
-  }
-  return 1;
-}
-
-int noshell_resolve(const char* file, const char* search_path,
-                    const char* cwd, char* buf, size_t len) {
-  size_t flen = strlen(file);
-  int saw_eacces = 0;
-  const char* p;
-
-  if (flen == 0) return ENOENT;
-  if (strchr(file, '/') != NULL) {
-    if (flen >= len) return ENAMETOOLONG;
-    memcpy(buf, file, flen + 1);
-    return 0;
-  }
-  if (flen > NAME_MAX) return ENAMETOOLONG;
-  if (search_path == NULL) search_path = "/bin:/usr/bin";
-
-  p = search_path;
-  for (;;) {
-    const char* end = strchrnul(p, ':');
-    size_t dlen = (size_t) (end - p);
-    /* An empty PATH entry means the current directory, as in execvp. */
-    if (dlen == 0) {
-      if (flen + 1 <= len) {
-        memcpy(buf, file, flen + 1);
-        if (is_exec_candidate(buf, cwd, &saw_eacces)) return 0;
-      }
-    } else if (dlen + 1 + flen + 1 <= len) {
-      memcpy(buf, p, dlen);
-      buf[dlen] = '/';
-      memcpy(buf + dlen + 1, file, flen + 1);
-      if (is_exec_candidate(buf, cwd, &saw_eacces)) return 0;
-    }
-    if (*end == '\0') break;
-    p = end + 1;
-  }
-  return saw_eacces ? EACCES : ENOENT;
-}
-
-static int is_devnull_rdwr(int fd) {
-  struct stat st;
-  int fl;
-  return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
-         st.st_rdev == makedev(1, 3) && (fl = fcntl(fd, F_GETFL)) >= 0 &&
-         (fl & O_ACCMODE) == O_RDWR;
-}
-
-/* One O_RDWR|O_CLOEXEC /dev/null for the whole process, opened on first use
- * (an open() walks the path on every spawn otherwise). Checked before each
- * use: if someone closed our fd and the number now names something else, it
- * is theirs; we leave it alone and open another. */
-static int shared_devnull(void) {
-  static int cached = -1;
-  int fd = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
-  int fresh;
-  if (fd >= 0 && is_devnull_rdwr(fd)) return fd;
-  fresh = open("/dev/null", O_RDWR | O_CLOEXEC);
-  if (fresh < 0) return -1;
-  if (!__atomic_compare_exchange_n(&cached, &fd, fresh, 0, __ATOMIC_ACQ_REL,
-                                   __ATOMIC_ACQUIRE)) {
-    /* Another thread stored a fresh one meanwhile (now in fd): use that. */
-    close(fresh);
-    return fd;
-  }
-  return fresh;
-}
-
-/* Opens pipes and /dev/null, checks the caller's fds, and works out which fd
- * becomes the child's 0, 1 and 2 (plan->src). */
-static int plan_stdio(const noshell_spawn_t* req, noshell_child_t* child,
-                      stdio_plan_t* plan) {
-  int i;
-  for (i = 0; i < 3; i++) {
-    const noshell_stdio_t* s = &req->stdio[i];
-    int p[2];
-    switch (s->kind) {
-      case NOSHELL_STDIO_PIPE:
-        if (pipe2(p, O_CLOEXEC) != 0) {
-          child->step = NOSHELL_STEP_PIPE;
-          return errno;
-        }
-        /* fd 0 is read by the child; 1 and 2 are written by it. */
-        plan->src[i] = i == 0 ? p[0] : p[1];
-        child->fds[i] = i == 0 ? p[1] : p[0];
-        plan->close_after[plan->nclose++] = plan->src[i];
-        break;
-      case NOSHELL_STDIO_IGNORE:
-        if (plan->devnull < 0) {
-          plan->devnull = shared_devnull();
-          if (plan->devnull < 0) {
-            child->step = NOSHELL_STEP_DEVNULL;
-            return errno;
-          }
-        }
-        plan->src[i] = plan->devnull;
-        break;
-      case NOSHELL_STDIO_INHERIT:
-        plan->src[i] = i;
-        break;
-      case NOSHELL_STDIO_FD:
-        if (s->fd < 0 || fcntl(s->fd, F_GETFD) < 0) {
-          child->step = NOSHELL_STEP_STDIO;
-          return EBADF;
-        }
-        plan->src[i] = s->fd;
-        break;
-      case NOSHELL_STDIO_STDOUT:
-        if (i != 2) {
-          child->step = NOSHELL_STEP_VALIDATE;
-          return EINVAL;
-        }
-        /* The child's fd 1 is made from plan->src[1]; 2>&1 copies it. */
-        plan->src[i] = plan->src[1];
-        break;
-      default:
-        child->step = NOSHELL_STEP_VALIDATE;
-        return EINVAL;
-    }
-    /* The child dup2()s onto 0, 1, 2 in order: a source that is a lower
-     * target already overwritten would be read after it changed. Move it out
-     * of the way first (only happens for odd requests like stdout: fd 0). */
-    if (plan->src[i] < i && plan->src[plan->src[i]] != plan->src[i]) {
-      int moved = fcntl(plan->src[i], F_DUPFD_CLOEXEC, 3);
-      if (moved < 0) {
-        child->step = NOSHELL_STEP_STDIO;
-        return errno;
-      }
-      plan->src[i] = moved;
-      plan->close_after[plan->nclose++] = moved;
-    }
-  }
-  return 0;
 }
 
 /* posix_spawn reports one errno for every file action and the exec itself.
@@ -311,7 +154,7 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
     return err;
   }
 
-  err = plan_stdio(req, child, &plan);
+  err = noshell_plan_stdio(req, child, &plan);
   if (err == 0) {
     if (method == NOSHELL_METHOD_POSIX_SPAWN)
       err = spawn_posix(req, path, &plan, child);

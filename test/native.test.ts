@@ -15,7 +15,8 @@ describe('native core (C, no Node)', () => {
     execFileSync('cc', [
       '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-fsanitize=address,undefined', '-fno-sanitize-recover=all',
       '-fno-omit-frame-pointer', '-o', bin,
-      path.join(root, 'test', 'native', 'core-test.c'), path.join(root, 'native', 'spawn.c'), path.join(root, 'native', 'child.c'),
+      path.join(root, 'test', 'native', 'core-test.c'), path.join(root, 'native', 'spawn.c'), path.join(root, 'native', 'stdio.c'),
+      path.join(root, 'native', 'resolve.c'), path.join(root, 'native', 'child.c'),
     ]);
     const out = execFileSync(bin, { encoding: 'utf8', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' } });
     expect(out).toMatch(/^(\d+) passed, 0 failed\n$/);

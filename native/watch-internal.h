@@ -1,0 +1,73 @@
+// Internal to the exit watch (watch.cc) and its JS-facing calls
+// (watch-ops.cc): the per-child state and the id registry.
+#ifndef NOSHELL_WATCH_INTERNAL_H_
+#define NOSHELL_WATCH_INTERNAL_H_
+
+#include <node_api.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <uv.h>
+
+#include "capture.h"
+
+namespace noshell {
+
+// One per child, freed when it has been reported and every uv handle is
+// closed. JS holds only its id: a late ref()/unref()/kill() with a stale id
+// finds nothing (ESRCH) instead of freed memory, and no per-child External
+// with a finalizer is left for the GC.
+struct Watch {
+  union {
+    uv_poll_t poll;
+    uv_timer_t timer;
+  } h;
+  Capture cap[2];          // stdout, stderr
+  bool use_timer = false;
+  bool exit_active = false; // pidfd poll / timer running
+  bool exited = false;      // seen to exit; a zombie until reaped
+  bool reaped = false;      // wait4() done: the pid is no longer ours
+  bool abandon = false;     // stop reading output once the child has exited
+  bool reported = false;
+  uint64_t id = 0;           // key in the registry; what JS holds
+  bool as_string = false;
+  bool kill_group_on_exit = false; // timeout/abort: SIGKILL the rest at exit
+  napi_async_cleanup_hook_handle cleanup = nullptr;
+  int handles = 0;          // uv handles not yet closed
+  unsigned delay_ms = 1;
+  napi_env env = nullptr;
+  pid_t pid = -1;
+  int pidfd = -1;
+  int status = 0;
+  bool status_known = false;
+  struct rusage ru = {};
+  napi_ref on_exit = nullptr;
+  napi_ref on_overflow = nullptr;
+  napi_async_context async_context = nullptr;
+
+  uv_handle_t* exit_handle() { return reinterpret_cast<uv_handle_t*>(&h); }
+};
+
+// Gives w an id and makes it findable from JS.
+void Register(Watch* w);
+void Unregister(Watch* w);
+// The live watch with that id in env, or nullptr (freed, or another env's).
+Watch* FindWatch(napi_env env, double id);
+
+// Drops the JS callbacks and async context (after the report, or at teardown).
+void ReleaseJs(Watch* w);
+// Calls fn(argv) through MakeCallback (watch-report.cc).
+void CallJs(Watch* w, napi_ref fn_ref, size_t argc, napi_value* argv);
+// Hands status, rusage and output to on_exit, once (watch-report.cc).
+void Report(Watch* w);
+// Waits for pid on a detached thread (reap-later.cc).
+void ReapLater(pid_t pid);
+
+// Stops reading captured output (no on_end).
+void StopCaptures(Watch* w);
+// Reaps and reports once the child has exited and its output has ended.
+void MaybeFinish(Watch* w);
+
+}  // namespace noshell
+
+#endif  // NOSHELL_WATCH_INTERNAL_H_
