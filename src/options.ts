@@ -1,9 +1,9 @@
 // Spawn options: the public types, and their validation into what the native
 // side takes. Everything is checked here, before anything is spawned.
-import { isMainThread } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { NativeFlag, NativeMethod, NativeStdio } from './binding';
 import { signalNumber } from './status';
+import { buildEnv } from './env';
 import { checkString, describe } from './validate';
 
 export { checkString, describe };
@@ -120,40 +120,6 @@ function stdioKind(value: unknown, i: number, out: Int32Array): void {
   }
   out[i * 2] = kind;
   out[i * 2 + 1] = fd;
-}
-
-function buildEnv(
-  env: SpawnOptions['env'],
-  extendEnv: boolean,
-): { envp: string[] | null; searchPath: string | null } {
-  if (env === undefined && extendEnv && isMainThread) {
-    // The real environ is process.env on the main thread: no copy needed, and
-    // the C side reads PATH from it (getenv) only when a search is needed.
-    return { envp: null, searchPath: null };
-  }
-  if (env !== undefined && (env === null || typeof env !== 'object' || Array.isArray(env))) {
-    throw new TypeError(`env must be an object of strings, got ${describe(env)}`);
-  }
-  const merged: Record<string, string | undefined> = extendEnv ? { ...process.env } : {};
-  if (env !== undefined) {
-    for (const key of Object.keys(env)) {
-      const value = env[key];
-      if (key === '' || key.includes('=') || key.includes('\0')) {
-        throw new TypeError(`env: bad variable name ${JSON.stringify(key)}`);
-      }
-      if (value === undefined) delete merged[key];
-      else merged[key] = checkString(value, `env.${key}`);
-    }
-  }
-  const envp: string[] = [];
-  for (const key of Object.keys(merged)) {
-    const value = merged[key];
-    if (value !== undefined) envp.push(`${key}=${value}`);
-  }
-  // Like Node: the lookup uses the child's PATH when env is given; without a
-  // PATH there, the C side searches /bin:/usr/bin.
-  const searchPath = env !== undefined ? (merged.PATH ?? null) : (process.env.PATH ?? null);
-  return { envp, searchPath };
 }
 
 export function normalizeSpawn(

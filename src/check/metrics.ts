@@ -1,5 +1,5 @@
 // Runner statistics in the Prometheus text exposition format (version 0.0.4).
-import type { RunnerStats } from './runner';
+import type { RunnerStats } from './definition';
 
 function num(v: number): string {
   if (Number.isNaN(v)) return 'NaN';

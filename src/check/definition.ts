@@ -1,0 +1,105 @@
+// What CheckRunner takes and gives: check definitions and their checks,
+// results, stats, and the clock it schedules by.
+import { describe } from '../validate';
+import type { CheckOptions, CheckResult, StateName } from './run-check';
+import type { Percentiles } from './stats';
+
+export interface CheckDefinition extends CheckOptions {
+  id: string;
+  command: string | readonly string[];
+  /** ms between regular runs. */
+  interval: number;
+  /** ms between retries while a non-OK state is not yet confirmed (default: interval). */
+  retryInterval?: number;
+  /** Runs that must agree before a non-OK state is HARD (default 1: no retries). */
+  maxAttempts?: number;
+}
+
+export interface Clock {
+  now(): number;
+  setTimer(fn: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+export interface RunnerOptions extends CheckOptions {
+  /** Checks running at once (default 32). */
+  concurrency?: number;
+  /** Time source and timers; injectable for tests. */
+  clock?: Clock;
+}
+
+export interface CheckRunResult extends CheckResult {
+  id: string;
+  attempt: number;
+  maxAttempts: number;
+  stateType: 'SOFT' | 'HARD';
+  /** When it was due, when it started and ended (clock ms). */
+  scheduledAt: number;
+  startedAt: number;
+  finishedAt: number;
+  /** startedAt - scheduledAt: time spent waiting for the timer and the queue. */
+  latencyMs: number;
+}
+
+export interface RunnerStats {
+  checks: number;
+  running: number;
+  queued: number;
+  completed: number;
+  byState: Record<StateName, number>;
+  timedOut: number;
+  spawnErrors: number;
+  truncated: number;
+  viaShell: number;
+  /** Regular runs skipped because the previous one was still running or queued. */
+  skipped: number;
+  checksPerSecond: number;
+  latencyMs: Percentiles;
+  executionMs: Percentiles;
+}
+
+export const systemClock: Clock = {
+  now: () => performance.timeOrigin + performance.now(),
+  setTimer: (fn, ms) => setTimeout(fn, ms),
+  clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+const defKeys = new Set(['id', 'command', 'interval', 'retryInterval', 'maxAttempts']);
+
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+function positive(value: unknown, what: string): number {
+  // At least 1 ms: smaller steps vanish in an epoch-ms float.
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) {
+    throw new TypeError(`${what} must be a number of milliseconds >= 1, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** Validates a definition; returns its attempts and its check options (runner defaults under it). */
+export function checkDefinition(def: CheckDefinition, defaults: CheckOptions): { maxAttempts: number; options: CheckOptions } {
+  if (typeof def !== 'object' || def === null) throw new TypeError(`add: expected a check definition, got ${describe(def)}`);
+  if (typeof def.id !== 'string' || def.id === '') throw new TypeError(`add: id must be a non-empty string, got ${describe(def.id)}`);
+  if (typeof def.command !== 'string' && !Array.isArray(def.command)) {
+    throw new TypeError(`add: command of ${def.id} must be a string or an argv array`);
+  }
+  positive(def.interval, `interval of ${def.id}`);
+  if (def.retryInterval !== undefined) positive(def.retryInterval, `retryInterval of ${def.id}`);
+  const maxAttempts = def.maxAttempts ?? 1;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new TypeError(`maxAttempts of ${def.id} must be a positive integer, got ${describe(def.maxAttempts)}`);
+  }
+  const options: Record<string, unknown> = { ...defaults };
+  for (const [k, v] of Object.entries(def)) if (!defKeys.has(k)) options[k] = v;
+  return { maxAttempts, options: options as CheckOptions };
+}
+
+/** A stable fraction in [0, 1) from a string (FNV-1a). */
+export function hashFraction(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) / 2 ** 32;
+}

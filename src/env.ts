@@ -1,0 +1,38 @@
+// The child's environment: process.env, the caller's env merged over it (or
+// alone with extendEnv: false), and the PATH the program is looked up in.
+import { isMainThread } from 'node:worker_threads';
+import { checkString, describe } from './validate';
+
+export function buildEnv(
+  env: Readonly<Record<string, string | undefined>> | undefined,
+  extendEnv: boolean,
+): { envp: string[] | null; searchPath: string | null } {
+  if (env === undefined && extendEnv && isMainThread) {
+    // The real environ is process.env on the main thread: no copy needed, and
+    // the C side reads PATH from it (getenv) only when a search is needed.
+    return { envp: null, searchPath: null };
+  }
+  if (env !== undefined && (env === null || typeof env !== 'object' || Array.isArray(env))) {
+    throw new TypeError(`env must be an object of strings, got ${describe(env)}`);
+  }
+  const merged: Record<string, string | undefined> = extendEnv ? { ...process.env } : {};
+  if (env !== undefined) {
+    for (const key of Object.keys(env)) {
+      const value = env[key];
+      if (key === '' || key.includes('=') || key.includes('\0')) {
+        throw new TypeError(`env: bad variable name ${JSON.stringify(key)}`);
+      }
+      if (value === undefined) delete merged[key];
+      else merged[key] = checkString(value, `env.${key}`);
+    }
+  }
+  const envp: string[] = [];
+  for (const key of Object.keys(merged)) {
+    const value = merged[key];
+    if (value !== undefined) envp.push(`${key}=${value}`);
+  }
+  // Like Node: the lookup uses the child's PATH when env is given; without a
+  // PATH there, the C side searches /bin:/usr/bin.
+  const searchPath = env !== undefined ? (merged.PATH ?? null) : (process.env.PATH ?? null);
+  return { envp, searchPath };
+}
