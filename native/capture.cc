@@ -1,7 +1,5 @@
 #include "capture.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -11,15 +9,15 @@ namespace {
 const size_t kFirstChunk = 4096;
 const size_t kReadChunk = 64 * 1024;
 
+// Where bytes past max go in truncate mode: read, so the child never blocks
+// on a full pipe, and dropped (checks: "truncated", not failed).
+thread_local char discard[kReadChunk];
+
 void Finish(Capture* c) {
   if (!c->active) return;
   c->active = false;
-  uv_poll_stop(&c->poll);
-  // uv_poll_stop removed the fd from epoll: closing it now is safe.
-  close(c->fd);
-  c->fd = -1;
-  c->has_handle = false;
-  uv_close(reinterpret_cast<uv_handle_t*>(&c->poll), c->on_close);
+  uv_read_stop(reinterpret_cast<uv_stream_t*>(&c->pipe));
+  uv_close(c->handle(), c->on_close);  // closes the fd too
 }
 
 // Makes room for the next read; false when out of memory.
@@ -34,61 +32,41 @@ bool Reserve(Capture* c, size_t want) {
   return true;
 }
 
-void OnReadable(uv_poll_t* handle, int status, int events) {
-  (void) events;
+void OnAlloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf) {
+  (void) suggested;
   Capture* c = static_cast<Capture*>(handle->data);
-  if (status < 0) {
-    Finish(c);
-    c->on_end(c);
+  if (c->truncate && c->len >= c->max) {
+    *buf = uv_buf_init(discard, sizeof(discard));
     return;
   }
-  for (;;) {
-    char* dst;
-    size_t room;
-    if (c->truncate && c->len >= c->max) {
-      // Output past max is read and dropped, so the child never blocks on
-      // a full pipe (checks: "truncated", not failed).
-      static thread_local char discard[kReadChunk];
-      dst = discard;
-      room = sizeof(discard);
-    } else {
-      // Read at most one byte past max (truncate: up to max): enough to
-      // know it overflowed.
-      size_t limit = c->max + (c->truncate ? 0 : 1) - c->len;
-      size_t want = limit < kReadChunk ? limit : kReadChunk;
-      if (!Reserve(c, want < kFirstChunk ? want : kFirstChunk)) {
-        Finish(c);
-        c->on_end(c);
-        return;
-      }
-      dst = c->data + c->len;
-      room = c->cap - c->len;
-      if (room > want) room = want;
-    }
-    ssize_t n = read(c->fd, dst, room);
-    if (n > 0) {
-      if (dst != c->data + c->len) {
-        c->overflow = true;
-      } else {
-        c->len += static_cast<size_t>(n);
-        if (c->len > c->max) {
-          c->len = c->max;
-          c->overflow = true;
-          Finish(c);
-          c->on_end(c);
-          return;
-        }
-      }
-      // A short read means the pipe is empty for now; skip the EAGAIN round.
-      if (static_cast<size_t>(n) < room) return;
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    Finish(c);  // EOF, or a read error (EIO…): the output ends here
-    c->on_end(c);
+  // Read at most one byte past max (truncate: up to max): enough to know it
+  // overflowed.
+  size_t limit = c->max + (c->truncate ? 0 : 1) - c->len;
+  size_t want = limit < kReadChunk ? limit : kReadChunk;
+  if (!Reserve(c, want < kFirstChunk ? want : kFirstChunk)) {
+    *buf = uv_buf_init(nullptr, 0);  // libuv reports UV_ENOBUFS: ends the capture
     return;
   }
+  size_t room = c->cap - c->len;
+  *buf = uv_buf_init(c->data + c->len, static_cast<unsigned>(room < want ? room : want));
+}
+
+void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
+  Capture* c = static_cast<Capture*>(stream->data);
+  if (nread == 0) return;  // EAGAIN
+  if (nread > 0) {
+    if (buf->base == discard) {
+      c->overflow = true;
+      return;
+    }
+    c->len += static_cast<size_t>(nread);
+    if (c->len <= c->max) return;
+    c->len = c->max;
+    c->overflow = true;
+  }
+  // EOF, a read error (EIO…), no memory, or past max: the output ends here.
+  Finish(c);
+  c->on_end(c);
 }
 
 }  // namespace
@@ -96,32 +74,28 @@ void OnReadable(uv_poll_t* handle, int status, int events) {
 int CaptureStart(uv_loop_t* loop, Capture* c, int fd, size_t max,
                  bool truncate, CaptureEndCb on_end, uv_close_cb on_close,
                  void* owner) {
-  c->fd = fd;
   c->max = max;
   c->truncate = truncate;
   c->on_end = on_end;
   c->on_close = on_close;
   c->owner = owner;
-  int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    int err = -errno;
-    close(fd);
-    c->fd = -1;
-    return err;
-  }
-  int err = uv_poll_init(loop, &c->poll, fd);
+  int err = uv_pipe_init(loop, &c->pipe, 0);
   if (err != 0) {
     close(fd);
-    c->fd = -1;
     return err;
   }
-  c->poll.data = c;
-  c->has_handle = true;
+  c->pipe.data = c;
   c->active = true;
-  // If polling cannot start, the capture simply ends at once (c->active is
-  // false on return); its handle still closes through on_close.
-  if (uv_poll_start(&c->poll, UV_READABLE | UV_DISCONNECT, OnReadable) != 0)
+  // uv_pipe_open makes the fd non-blocking; from then on libuv owns it. If
+  // anything fails the handle still closes through on_close, and the
+  // capture has simply ended (c->active is false on return).
+  if (uv_pipe_open(&c->pipe, fd) != 0) {
+    close(fd);
     Finish(c);
+  } else if (uv_read_start(reinterpret_cast<uv_stream_t*>(&c->pipe), OnAlloc,
+                           OnRead) != 0) {
+    Finish(c);
+  }
   return 0;
 }
 

@@ -1,5 +1,6 @@
 // Output capture for the buffered paths (exec, runCheck): reads a pipe on the
-// libuv loop straight into one growing buffer, no JS stream per chunk.
+// libuv loop (a uv_pipe_t: one epoll registration, libuv's read loop)
+// straight into one growing buffer, no JS stream per chunk.
 #ifndef NOSHELL_CAPTURE_H_
 #define NOSHELL_CAPTURE_H_
 
@@ -10,15 +11,12 @@ namespace noshell {
 
 struct Capture;
 // Called once when the stream is finished: EOF, read error, or more than
-// `max` bytes (c->overflow) unless c->truncate. The poll handle is closing by
-// then.
+// `max` bytes (c->overflow) unless c->truncate. The handle is closing by then.
 typedef void (*CaptureEndCb)(Capture* c);
 
 struct Capture {
-  uv_poll_t poll;
-  int fd = -1;
-  bool active = false;    // being read
-  bool has_handle = false; // uv handle initialised and not yet closed
+  uv_pipe_t pipe;
+  bool active = false;     // being read
   bool overflow = false;   // more than max bytes came
   bool truncate = false;   // past max: keep reading, drop the bytes
   char* data = nullptr;
@@ -28,6 +26,8 @@ struct Capture {
   CaptureEndCb on_end = nullptr;
   uv_close_cb on_close = nullptr;
   void* owner = nullptr;
+
+  uv_handle_t* handle() { return reinterpret_cast<uv_handle_t*>(&pipe); }
 };
 
 // Takes ownership of fd (a pipe's read end). Returns 0 or a libuv error; on
@@ -37,7 +37,7 @@ int CaptureStart(uv_loop_t* loop, Capture* c, int fd, size_t max,
                  bool truncate, CaptureEndCb on_end, uv_close_cb on_close,
                  void* owner);
 
-// Stops reading (if still active), closes the fd and the handle. No on_end.
+// Stops reading (if still active) and closes the handle and its fd. No on_end.
 void CaptureStop(Capture* c);
 
 // Hands the buffer to the caller (free() it); the capture forgets it.

@@ -25,6 +25,9 @@ struct Watch {
   Capture cap[2];          // stdout, stderr
   bool use_timer = false;
   bool exit_active = false; // pidfd poll / timer running
+  bool exit_watch_started = false;
+  bool unrefed = false;     // unref() asked for: applies to handles started later
+  uv_loop_t* loop = nullptr;
   bool exited = false;      // seen to exit; a zombie until reaped
   bool reaped = false;      // wait4() done: the pid is no longer ours
   bool abandon = false;     // stop reading output once the child has exited
@@ -62,6 +65,10 @@ void CallJs(Watch* w, napi_ref fn_ref, size_t argc, napi_value* argv);
 void Report(Watch* w);
 // Waits for pid on a detached thread (reap-later.cc).
 void ReapLater(pid_t pid);
+
+// Starts watching for the exit if nothing does yet (noticing one that
+// already happened without any handle).
+void EnsureExitWatch(Watch* w);
 
 // Stops reading captured output (no on_end).
 void StopCaptures(Watch* w);

@@ -49,9 +49,10 @@ static Watch* Unwrap(const Napi::CallbackInfo& info) {
 Napi::Value WatchRef(const Napi::CallbackInfo& info) {
   Watch* w = Unwrap(info);
   if (w != nullptr && !w->reported) {
+    w->unrefed = false;
     if (w->exit_active) uv_ref(w->exit_handle());
     for (Capture& c : w->cap)
-      if (c.active) uv_ref(reinterpret_cast<uv_handle_t*>(&c.poll));
+      if (c.active) uv_ref(c.handle());
   }
   return info.Env().Undefined();
 }
@@ -59,9 +60,10 @@ Napi::Value WatchRef(const Napi::CallbackInfo& info) {
 Napi::Value WatchUnref(const Napi::CallbackInfo& info) {
   Watch* w = Unwrap(info);
   if (w != nullptr && !w->reported) {
+    w->unrefed = true;
     if (w->exit_active) uv_unref(w->exit_handle());
     for (Capture& c : w->cap)
-      if (c.active) uv_unref(reinterpret_cast<uv_handle_t*>(&c.poll));
+      if (c.active) uv_unref(c.handle());
   }
   return info.Env().Undefined();
 }
@@ -90,10 +92,13 @@ Napi::Value WatchKill(const Napi::CallbackInfo& info) {
   if (mode == 0 && w->exited) return Napi::Number::New(env, ESRCH);
   if (kill(mode != 0 ? -w->pid : w->pid, sig) != 0) err = errno;
   if (mode == 2) {
-    if (w->exited)
+    if (w->exited) {
       kill(-w->pid, SIGKILL);
-    else
+    } else {
       w->kill_group_on_exit = true;
+      // The exit must be noticed while output may still be open.
+      EnsureExitWatch(w);
+    }
   }
   return Napi::Number::New(env, err);
 }
@@ -105,6 +110,7 @@ Napi::Value WatchAbandon(const Napi::CallbackInfo& info) {
   Watch* w = Unwrap(info);
   if (w != nullptr && !w->reported) {
     w->abandon = true;
+    EnsureExitWatch(w);
     if (w->exited) {
       StopCaptures(w);
       MaybeFinish(w);

@@ -91,7 +91,12 @@ static void CleanupHook(napi_async_cleanup_hook_handle handle, void* arg) {
 // has ended. Until then its zombie pins its pid and its process group id, so
 // kill(-pid) after a timeout reaches the group it ran, never a reused one.
 void MaybeFinish(Watch* w) {
-  if (w->reported || !w->exited || w->cap[0].active || w->cap[1].active) return;
+  if (w->reported || w->cap[0].active || w->cap[1].active) return;
+  if (!w->exited) {
+    // The output ended first (the usual order): only now is the exit watched.
+    EnsureExitWatch(w);
+    return;
+  }
   if (!w->reaped) {
     int status = 0;
     pid_t r;
@@ -151,9 +156,10 @@ static bool HasExited(pid_t pid) {
 }
 
 static void OnPidfd(uv_poll_t* handle, int status, int events) {
-  (void) status;
   (void) events;
-  OnExited(static_cast<Watch*>(handle->data));
+  Watch* w = static_cast<Watch*>(handle->data);
+  if (status < 0 && !HasExited(w->pid)) return;  // a poll error, not the exit
+  OnExited(w);
 }
 
 static void OnTimer(uv_timer_t* handle) {
@@ -167,24 +173,39 @@ static void OnTimer(uv_timer_t* handle) {
   uv_timer_start(&w->h.timer, OnTimer, w->delay_ms, 0);
 }
 
-static int StartExitWatch(uv_loop_t* loop, Watch* w) {
+static void StartExitWatch(Watch* w) {
+  w->exit_watch_started = true;
   // pidfd_open fds are always O_CLOEXEC. The child cannot have been reaped
   // yet (only we reap it), so its pid still names it.
-  w->pidfd = static_cast<int>(syscall(SYS_pidfd_open, w->pid, 0));
-  int err;
-  if (w->pidfd >= 0) {
-    err = uv_poll_init(loop, &w->h.poll, w->pidfd);
+  int fd = static_cast<int>(syscall(SYS_pidfd_open, w->pid, 0));
+  if (fd >= 0 && uv_poll_init(w->loop, &w->h.poll, fd) == 0) {
+    w->pidfd = fd;
   } else {
+    // Kernel < 5.3 (or no poll for it): poll the status on a timer instead.
+    if (fd >= 0) close(fd);
     w->use_timer = true;
-    err = uv_timer_init(loop, &w->h.timer);
+    uv_timer_init(w->loop, &w->h.timer);
   }
-  if (err != 0) return err;
   w->h.poll.data = w;  // same offset in both members of the union
   w->handles++;
   w->exit_active = true;
-  err = w->use_timer ? uv_timer_start(&w->h.timer, OnTimer, 1, 0)
-                     : uv_poll_start(&w->h.poll, UV_READABLE, OnPidfd);
-  return err;
+  if (w->use_timer)
+    uv_timer_start(&w->h.timer, OnTimer, 1, 0);
+  else
+    uv_poll_start(&w->h.poll, UV_READABLE, OnPidfd);
+  if (w->unrefed) uv_unref(w->exit_handle());
+}
+
+void EnsureExitWatch(Watch* w) {
+  if (w->exit_watch_started || w->exited || w->reported) return;
+  // Usually the child is a zombie already when its output ends: then no
+  // pidfd, poll or close is needed at all.
+  if (HasExited(w->pid)) {
+    w->exit_watch_started = true;
+    OnExited(w);
+    return;
+  }
+  StartExitWatch(w);
 }
 
 Napi::Value WatchChild(Napi::Env env, const WatchRequest& req) {
@@ -200,7 +221,10 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req) {
                   &w->async_context);
 
   int err = napi_get_uv_event_loop(env, &loop) == napi_ok ? 0 : UV_EINVAL;
-  if (err == 0) err = StartExitWatch(loop, w);
+  w->loop = loop;
+  // With captured output the exit is watched once the output has ended
+  // (or a kill asks for it); without, from the start.
+  if (err == 0 && req.capture_fd[0] < 0 && req.capture_fd[1] < 0) StartExitWatch(w);
   for (int i = 0; i < 2; i++) {
     if (req.capture_fd[i] < 0) continue;
     if (err != 0) {
