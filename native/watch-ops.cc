@@ -46,26 +46,26 @@ static Watch* Unwrap(const Napi::CallbackInfo& info) {
   return FindWatch(info.Env(), info[0].As<Napi::Number>().DoubleValue());
 }
 
-Napi::Value WatchRef(const Napi::CallbackInfo& info) {
+// Applies ref/unref to every handle the watch has open, and remembers it
+// for the exit watch if that starts later.
+static Napi::Value SetRef(const Napi::CallbackInfo& info, bool ref) {
   Watch* w = Unwrap(info);
   if (w != nullptr && !w->reported) {
-    w->unrefed = false;
-    if (w->exit_active) uv_ref(w->exit_handle());
+    void (*apply)(uv_handle_t*) = ref ? uv_ref : uv_unref;
+    w->unrefed = !ref;
+    if (w->exit_active) apply(w->exit_handle());
     for (Capture& c : w->cap)
-      if (c.active) uv_ref(c.handle());
+      if (c.active) apply(c.handle());
   }
   return info.Env().Undefined();
 }
 
+Napi::Value WatchRef(const Napi::CallbackInfo& info) {
+  return SetRef(info, true);
+}
+
 Napi::Value WatchUnref(const Napi::CallbackInfo& info) {
-  Watch* w = Unwrap(info);
-  if (w != nullptr && !w->reported) {
-    w->unrefed = true;
-    if (w->exit_active) uv_unref(w->exit_handle());
-    for (Capture& c : w->cap)
-      if (c.active) uv_unref(c.handle());
-  }
-  return info.Env().Undefined();
+  return SetRef(info, false);
 }
 
 // kill(watch, signal, mode) -> 0 or errno. mode 0: the child, 1: its
