@@ -1,13 +1,23 @@
 // Errors shaped like Node's own: code, errno, syscall, path, spawnargs.
 import os from 'node:os';
+import { getSystemErrorName } from 'node:util';
 import type { ExitStatus } from './status';
 
-const errnoNames = new Map<number, string>(
-  Object.entries(os.constants.errno).map(([name, n]) => [n, name]),
-);
+// os.constants.errno has aliases (EAGAIN/EWOULDBLOCK, ENOTSUP/EOPNOTSUPP):
+// the name Node itself gives a number is libuv's, so that comes first. libuv
+// does not know every errno (ENOEXEC, ECHILD, ESTALE…); for those the first
+// name listed is used, never a later alias.
+const errnoNames = new Map<number, string>();
+for (const [name, n] of Object.entries(os.constants.errno)) {
+  if (errnoNames.has(n)) continue;
+  const uv = getSystemErrorName(-n);
+  errnoNames.set(n, uv.startsWith('Unknown system error') ? name : uv);
+}
 
-/** Name of an errno value ('ENOENT'), or 'E<n>' when unknown. */
+/** Name of an errno value as Node names it ('ENOENT', 'EAGAIN'), or 'E<n>' when unknown. */
 export function errnoName(errno: number): string {
+  // Not libuv for numbers outside the table: it has pseudo-errnos of its own
+  // there (-4095 is its EOF), which no system call returns.
   return errnoNames.get(errno) ?? `E${errno}`;
 }
 
