@@ -15,24 +15,30 @@ export function buildEnv(
   if (env !== undefined && (env === null || typeof env !== 'object' || Array.isArray(env))) {
     throw new TypeError(`env must be an object of strings, got ${describe(env)}`);
   }
-  const merged: Record<string, string | undefined> = extendEnv ? { ...process.env } : {};
+  // A Map, not an object: `__proto__`, `constructor` or `toString` are
+  // ordinary variable names, and assigning `__proto__` on an object would
+  // set its prototype and drop the variable.
+  const merged = new Map<string, string>();
+  if (extendEnv) {
+    for (const key of Object.keys(process.env)) {
+      const value = process.env[key];
+      if (value !== undefined) merged.set(key, value);
+    }
+  }
   if (env !== undefined) {
     for (const key of Object.keys(env)) {
       const value = env[key];
       if (key === '' || key.includes('=') || key.includes('\0')) {
         throw new TypeError(`env: bad variable name ${JSON.stringify(key)}`);
       }
-      if (value === undefined) delete merged[key];
-      else merged[key] = checkString(value, `env.${key}`);
+      if (value === undefined) merged.delete(key);
+      else merged.set(key, checkString(value, `env.${key}`));
     }
   }
   const envp: string[] = [];
-  for (const key of Object.keys(merged)) {
-    const value = merged[key];
-    if (value !== undefined) envp.push(`${key}=${value}`);
-  }
+  for (const [key, value] of merged) envp.push(`${key}=${value}`);
   // Like Node: the lookup uses the child's PATH when env is given; without a
   // PATH there, the C side searches /bin:/usr/bin.
-  const searchPath = env !== undefined ? (merged.PATH ?? null) : (process.env.PATH ?? null);
+  const searchPath = env !== undefined ? (merged.get('PATH') ?? null) : (process.env.PATH ?? null);
   return { envp, searchPath };
 }

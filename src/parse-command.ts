@@ -17,7 +17,8 @@ export interface ParsedCommand {
   /** The words, quotes removed; argv[0] is the program. Only meaningful when !needsShell. */
   argv: string[];
   /** Leading NAME=value words: the shell adds them to the program's environment.
-   * A variable named `__proto__` is an own property here, not the prototype. */
+   * A null-prototype object: `__proto__`, `constructor`, `toString` are
+   * ordinary names here, and nothing is inherited. */
   env: Record<string, string>;
   /** The string uses something only a shell can do; argv and env are then partial. */
   needsShell: boolean;
@@ -33,8 +34,9 @@ export function parseCommand(command: string): ParsedCommand {
 
 class Scanner {
   readonly argv: string[] = [];
-  // A plain object: Object.create(null) would cost more than the whole scan.
-  readonly env: Record<string, string> = {};
+  // Null prototype: a plain object would inherit `constructor`/`toString` and
+  // turn `__proto__=x` into a prototype change. It costs ~30 ns a command.
+  readonly env: Record<string, string> = Object.create(null);
   reasons = 0;
   // The word being built: `word` holds finished parts, s[run, i) the pending
   // unquoted run that has no escapes in it yet.
@@ -184,8 +186,7 @@ class Scanner {
     this.inWord = false;
     this.word = '';
     if (this.assignTo !== null) {
-      if (this.assignTo !== '__proto__') this.env[this.assignTo] = value;
-      else Object.defineProperty(this.env, '__proto__', { value, writable: true, enumerable: true });
+      this.env[this.assignTo] = value;
       this.assignTo = null;
     } else {
       if (this.leading) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exec, execFile, ExecError, ShellSyntaxError, SpawnError } from '../src/index';
+import { exec, execFile, ExecError, parseCommand, ShellSyntaxError, SpawnError } from '../src/index';
 import { nulFields, parseInfo, PROBE } from './helpers';
 
 describe('execFile', () => {
@@ -138,5 +138,48 @@ describe('exec', () => {
     await expect(exec('true', { shell: 'yes' as never })).rejects.toThrow(TypeError);
     await expect(execFile('/bin/true', [], { shell: true })).rejects.toThrow(TypeError);
     expect((await execFile('/bin/echo', ['$x'], { shell: 'auto' })).stdout).toBe('$x\n');
+  });
+});
+
+describe('__proto__, constructor and toString are ordinary variable names (they were lost on a plain object)', () => {
+  const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+  // JSON.parse makes own properties of all of them, as a config file would.
+  const env = (): Record<string, string> => JSON.parse('{"__proto__":"x","constructor":"c","toString":"t","hasOwnProperty":"h"}');
+  const lines = (stdout: string | Buffer) => String(stdout).split('\n').filter((l) => names.some((n) => l.startsWith(`${n}=`)));
+
+  it('__proto__ given in the env option reaches the child (/usr/bin/env), with and without extendEnv', async () => {
+    for (const extendEnv of [true, false]) {
+      const r = await execFile('/usr/bin/env', [], { env: env(), extendEnv });
+      expect(lines(r.stdout).sort(), `extendEnv ${extendEnv}`).toEqual(['__proto__=x', 'constructor=c', 'hasOwnProperty=h', 'toString=t']);
+    }
+    // Only what was given when extendEnv is false: nothing from the prototype.
+    const only = await execFile('/usr/bin/env', [], { env: { A: '1' }, extendEnv: false });
+    expect(only.stdout).toBe('A=1\n');
+  });
+
+  it('__proto__=x in a command string reaches the child (/usr/bin/env), also merged with an env option', async () => {
+    const r = await exec('__proto__=x constructor=c toString=t /usr/bin/env');
+    expect(lines(r.stdout).sort()).toEqual(['__proto__=x', 'constructor=c', 'toString=t']);
+    const merged = await exec('__proto__=x /usr/bin/env', { env: { A: 'a' }, extendEnv: false });
+    expect(merged.stdout).toBe('A=a\n__proto__=x\n');
+  });
+
+  it('parseCommand gives __proto__=x as an own variable and inherits no names', () => {
+    const { env } = parseCommand('__proto__=x toString=t /usr/bin/env');
+    expect(Object.entries(env)).toEqual([['__proto__', 'x'], ['toString', 't']]);
+    expect(env.constructor).toBeUndefined();
+    expect('hasOwnProperty' in parseCommand('/usr/bin/env').env).toBe(false);
+  });
+
+  it('__proto__ inherited from process.env survives a merge, and undefined removes it', async () => {
+    process.env.__proto__ = 'inherited';
+    try {
+      const r = await execFile('/usr/bin/printenv', ['__proto__'], { env: { A: '1' } });
+      expect(r.stdout).toBe('inherited\n');
+      const removed = await execFile('/usr/bin/printenv', ['__proto__'], { env: { ['__proto__']: undefined }, reject: false });
+      expect(removed.exitCode).toBe(1);
+    } finally {
+      delete process.env.__proto__;
+    }
   });
 });
