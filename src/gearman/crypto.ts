@@ -1,0 +1,113 @@
+// Mod-Gearman payload encoding: AES-256-ECB (no IV, no header) with the C
+// worker's key handling and padding, then base64 — or base64 only when
+// encryption is off. Facts from /work/shared/mod-gearman.md.
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+const BLOCK = 16;
+
+/** A payload that cannot be decoded (not base64, not a whole AES block). */
+export class GearmanPayloadError extends Error {
+  readonly code: string;
+  constructor(code: 'ERR_GEARMAN_BAD_BASE64' | 'ERR_GEARMAN_BAD_CIPHERTEXT', message: string) {
+    super(message);
+    this.name = 'GearmanPayloadError';
+    this.code = code;
+  }
+}
+
+export interface PayloadCodec {
+  encode(text: string): string;
+  /** Throws GearmanPayloadError for input that is not valid base64. */
+  decode(payload: string | Buffer): string;
+  readonly encrypted: boolean;
+}
+
+/** The C worker's key: bytes up to the first NUL, cut at 32, zero-padded to 32. */
+export function keyFromString(key: string | Buffer): Buffer {
+  let bytes = typeof key === 'string' ? Buffer.from(key, 'utf8') : key;
+  const nul = bytes.indexOf(0);
+  if (nul >= 0) bytes = bytes.subarray(0, nul);
+  const out = Buffer.alloc(32);
+  bytes.copy(out, 0, 0, Math.min(32, bytes.length));
+  return out;
+}
+
+/** From a keyfile: the first line, at most 32 characters, trailing whitespace stripped. */
+export function keyFromFile(file: string): Buffer {
+  const data = readFileSync(file);
+  let end = data.indexOf(0x0a);
+  if (end < 0) end = data.length;
+  // fgets(buf, 33) keeps the newline when the line is shorter than 32 bytes;
+  // it is whitespace and stripped below either way.
+  let line = data.subarray(0, Math.min(end, 32));
+  let n = line.length;
+  while (n > 0 && (line[n - 1] === 0x20 || (line[n - 1] >= 0x09 && line[n - 1] <= 0x0d))) n--;
+  line = line.subarray(0, n);
+  return keyFromString(line);
+}
+
+// Standard alphabet with '=' padding; newlines are stripped before this check.
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+function decodeBase64(payload: string | Buffer): Buffer {
+  const text = (typeof payload === 'string' ? payload : payload.toString('latin1')).replace(/\n/g, '');
+  if (!BASE64.test(text)) throw new GearmanPayloadError('ERR_GEARMAN_BAD_BASE64', 'payload is not valid base64');
+  return Buffer.from(text, 'base64');
+}
+
+/** The text up to the first NUL (the C side reads a C string). */
+function cString(buf: Buffer): string {
+  const nul = buf.indexOf(0);
+  return (nul < 0 ? buf : buf.subarray(0, nul)).toString('utf8');
+}
+
+export function encryptText(key: Buffer, text: string): string {
+  const plain = Buffer.from(text, 'utf8');
+  // strlen+1 bytes zero-padded to a block; the C code adds one more zero
+  // block when strlen+1 is already a multiple of 16 (above one block).
+  let size = plain.length + 1;
+  if (size % BLOCK !== 0) size += BLOCK - (size % BLOCK);
+  else if (size > BLOCK) size += BLOCK;
+  const padded = Buffer.alloc(size);
+  plain.copy(padded);
+  const cipher = createCipheriv('aes-256-ecb', key, null);
+  cipher.setAutoPadding(false);
+  return Buffer.concat([cipher.update(padded), cipher.final()]).toString('base64');
+}
+
+export function decryptText(key: Buffer, payload: string | Buffer): string {
+  let data = decodeBase64(payload);
+  data = data.subarray(0, data.length - (data.length % BLOCK));
+  if (data.length === 0) return '';
+  const decipher = createDecipheriv('aes-256-ecb', key, null);
+  decipher.setAutoPadding(false);
+  return cString(Buffer.concat([decipher.update(data), decipher.final()]));
+}
+
+export interface CodecOptions {
+  /** Default true. */
+  encryption?: boolean;
+  key?: string | Buffer;
+  keyfile?: string;
+}
+
+export function createPayloadCodec(options: CodecOptions): PayloadCodec {
+  const encryption = options.encryption ?? true;
+  if (!encryption) {
+    return {
+      encrypted: false,
+      encode: (text) => Buffer.from(text, 'utf8').toString('base64'),
+      decode: (payload) => cString(decodeBase64(payload)),
+    };
+  }
+  let key: Buffer;
+  if (options.keyfile !== undefined) key = keyFromFile(options.keyfile);
+  else if (options.key !== undefined) key = keyFromString(options.key);
+  else throw new TypeError('encryption is on but neither key nor keyfile is set');
+  return {
+    encrypted: true,
+    encode: (text) => encryptText(key, text),
+    decode: (payload) => decryptText(key, payload),
+  };
+}
