@@ -148,7 +148,9 @@ export function normalizeSpawn(
 
   let cwd: string | null = null;
   if (o.cwd !== undefined) {
-    cwd = o.cwd instanceof URL ? fileURLToPath(o.cwd) : checkString(o.cwd, 'cwd');
+    // %00 in a file: URL decodes to a NUL, which the C side would silently
+    // cut the path at: the same TypeError as a NUL in a string cwd.
+    cwd = checkString(o.cwd instanceof URL ? fileURLToPath(o.cwd) : o.cwd, 'cwd');
   }
 
   if (o.extendEnv !== undefined && typeof o.extendEnv !== 'boolean') {

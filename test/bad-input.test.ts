@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { exec, execFile, spawn } from '../src/index';
 import { childProcesses } from './helpers';
@@ -42,6 +46,21 @@ describe('bad input throws typed errors before spawning', () => {
   it('messages name the problem', () => {
     expect(() => spawn('/bin/true', ['ok', 'a\0b'])).toThrow(/args\[1\] must not contain NUL/);
     expect(() => spawn('/bin/true', [], { tiemout: 5 } as never)).toThrow(/unknown option "tiemout"/);
+  });
+
+  it('a NUL in a file: URL cwd is a TypeError (it was cut at the NUL and the child ran in the truncated path)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-cwd-'));
+    try {
+      // Before the fix this ran /bin/pwd in `dir` itself.
+      const url = new URL(`${pathToFileURL(dir).href}%00sub`);
+      expect(() => spawn('/bin/pwd', [], { cwd: url })).toThrow(/cwd must not contain NUL/);
+      await expect(execFile('/bin/pwd', [], { cwd: url })).rejects.toThrow(TypeError);
+      expect(childProcesses()).toEqual([]);
+      // The same URL without the NUL part still works.
+      expect((await execFile('/bin/pwd', [], { cwd: pathToFileURL(dir) })).stdout).toBe(`${dir}\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a bad fd number is a SpawnError EBADF, not a crash', () => {
