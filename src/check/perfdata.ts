@@ -1,8 +1,15 @@
 // Performance data: 'label'=value[UOM];[warn];[crit];[min];[max], space
 // separated. Labels with spaces are single-quoted, '' is a literal quote.
 // A bad item is skipped and reported; it never throws out the rest.
+//
+// Items are separated by ASCII blanks only (space, tab, CR, LF), as Nagios
+// splits them. U+2028, U+2029, no-break space and other Unicode whitespace are
+// ordinary characters: part of a label, or of the unit after a value (kept as
+// given, like any unknown unit). Parsing is one forward pass (issue 8: a
+// backtracking value pattern made `a=<65,000 digits>\u2028` take seconds).
 import { checkString } from '../validate';
-import { parseNumber, parseRange, type ThresholdRange } from './range';
+import { numberValue, parseNumber, scanNumber } from './number';
+import { parseRange, type ThresholdRange } from './range';
 
 export interface PerfDatum {
   label: string;
@@ -21,8 +28,6 @@ export interface PerfdataParse {
   /** One message per skipped item or ignored field. */
   errors: string[];
 }
-
-const VALUE = /^([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)(.*)$/;
 
 function isBlank(c: string): boolean {
   return c === ' ' || c === '\t' || c === '\n' || c === '\r';
@@ -85,14 +90,14 @@ function parseFields(label: string, fields: string[], errors: string[]): PerfDat
     value = null;
     uom = '';
   } else {
-    const m = VALUE.exec(raw);
-    const v = m ? parseNumber(m[1]) : null;
-    if (m === null || v === null) {
+    // The unit is whatever follows the number, up to the next ';'.
+    const end = scanNumber(raw, 0);
+    if (end === 0) {
       errors.push(`skipped ${JSON.stringify(label)}: value ${JSON.stringify(raw)} is not a number`);
       return null;
     }
-    value = v;
-    uom = m[2];
+    value = numberValue(raw.slice(0, end));
+    uom = raw.slice(end);
   }
   const datum: PerfDatum = { label, value, uom };
   const range = (text: string | undefined, name: 'warn' | 'crit') => {

@@ -3,21 +3,13 @@
 //   ~:10    alert above 10             10:20   alert outside 10..20
 //   @10:20  alert inside 10..20 (ends inclusive)
 import { describe } from '../validate';
+import { parseNumber } from './number';
 
 export interface ThresholdRange {
   start: number;
   end: number;
   /** '@' prefix: alert when the value is inside start..end. */
   alertInside: boolean;
-}
-
-const NUMBER = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
-
-/** A perfdata/threshold number: decimal with optional exponent; ',' as the decimal mark is accepted. */
-export function parseNumber(text: string): number | null {
-  let t = text;
-  if (t.includes(',') && !t.includes('.')) t = t.replace(',', '.');
-  return NUMBER.test(t) ? Number(t) : null;
 }
 
 /** Parses a range; throws RangeError for text that is not one. */
