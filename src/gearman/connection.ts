@@ -1,0 +1,146 @@
+// One TCP connection to one gearmand that comes back by itself: reconnects
+// with exponential backoff after refusals, resets, EOF and protocol errors.
+import { EventEmitter } from 'node:events';
+import net from 'node:net';
+import { encodePacket, GearmanProtocolError, PacketParser, type Packet } from './packet';
+
+export interface ServerAddress {
+  host: string;
+  port: number;
+}
+
+export const DEFAULT_PORT = 4730;
+
+/** `host[:port]` (IPv6 as `[addr]:port`), port 4730 by default, like the C worker. */
+export function parseServer(text: string): ServerAddress {
+  const s = text.trim();
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(s) ?? /^([^:]+)(?::(\d+))?$/.exec(s);
+  const port = m?.[2] !== undefined ? Number(m[2]) : DEFAULT_PORT;
+  if (m === null || m[1] === '' || !(port > 0 && port < 65536)) {
+    throw new TypeError(`bad Gearman server address ${JSON.stringify(text)} (expected host[:port])`);
+  }
+  return { host: m[1], port };
+}
+
+export interface ConnectionOptions {
+  /** First retry delay (default 100 ms), doubled up to backoffMaxMs (default 5 s). */
+  backoffMinMs?: number;
+  backoffMaxMs?: number;
+  maxBodySize?: number;
+  /** Gives up a connect attempt after this long (default 5 s, the C worker's gearman_connection_timeout). */
+  connectTimeoutMs?: number;
+  log?: (level: 'error' | 'info' | 'debug', message: string) => void;
+}
+
+export interface GearmanConnection {
+  on(event: 'connect', listener: () => void): this;
+  on(event: 'disconnect', listener: (reason: Error | null) => void): this;
+  on(event: 'packet', listener: (packet: Packet) => void): this;
+}
+
+export class GearmanConnection extends EventEmitter {
+  readonly server: ServerAddress;
+  /** Successful connects after the first one. */
+  reconnects = 0;
+  /** Increments per socket, so work begun on an old socket is not answered on a new one. */
+  generation = 0;
+  private socket: net.Socket | null = null;
+  private connectedOnce = false;
+  private isConnected = false;
+  private closed = false;
+  private attempt = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly opts: Required<Omit<ConnectionOptions, 'log' | 'maxBodySize'>> & ConnectionOptions;
+
+  constructor(server: ServerAddress, options: ConnectionOptions = {}) {
+    super();
+    this.server = server;
+    this.opts = { backoffMinMs: 100, backoffMaxMs: 5000, connectTimeoutMs: 5000, ...options };
+  }
+
+  get connected(): boolean {
+    return this.isConnected;
+  }
+
+  get label(): string {
+    return `${this.server.host}:${this.server.port}`;
+  }
+
+  start(): void {
+    if (this.socket === null && this.timer === null && !this.closed) this.open();
+  }
+
+  /** Writes one packet; false when not connected (the caller keeps the work). */
+  send(type: number, args: ReadonlyArray<string | Buffer> = []): boolean {
+    if (!this.isConnected || this.socket === null) return false;
+    this.socket.write(encodePacket('REQ', type, args));
+    return true;
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.socket?.destroy();
+  }
+
+  private open(): void {
+    const parser = new PacketParser({ expect: 'RES', maxBodySize: this.opts.maxBodySize });
+    const socket = net.connect({ host: this.server.host, port: this.server.port });
+    this.socket = socket;
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 30_000);
+    socket.setTimeout(this.opts.connectTimeoutMs, () => {
+      if (!this.isConnected) socket.destroy(new Error(`connect to ${this.label} timed out`));
+    });
+    let reason: Error | null = null;
+    socket.on('connect', () => {
+      socket.setTimeout(0);
+      this.isConnected = true;
+      this.attempt = 0;
+      this.generation++;
+      if (this.connectedOnce) this.reconnects++;
+      this.connectedOnce = true;
+      this.opts.log?.('info', `connected to gearmand ${this.label}`);
+      this.emit('connect');
+    });
+    socket.on('data', (chunk: Buffer) => {
+      let packets: Packet[];
+      try {
+        packets = parser.push(chunk);
+      } catch (err) {
+        // Malformed stream: this connection is unusable, the process is fine.
+        reason = err as GearmanProtocolError;
+        this.opts.log?.('error', `gearmand ${this.label}: ${reason.message}; dropping the connection`);
+        socket.destroy();
+        return;
+      }
+      for (const p of packets) {
+        if (socket.destroyed) return;
+        this.emit('packet', p);
+      }
+    });
+    socket.on('error', (err) => {
+      reason ??= err;
+    });
+    socket.on('close', () => {
+      const was = this.isConnected;
+      this.isConnected = false;
+      this.socket = null;
+      if (was) {
+        this.opts.log?.('error', `lost gearmand ${this.label}${reason ? `: ${reason.message}` : ''}`);
+        this.emit('disconnect', reason);
+      }
+      if (this.closed) return;
+      const delay = Math.min(this.opts.backoffMaxMs, this.opts.backoffMinMs * 2 ** this.attempt);
+      this.attempt = Math.min(this.attempt + 1, 30);
+      if (!was && this.attempt === 1) {
+        this.opts.log?.('error', `cannot connect to gearmand ${this.label}${reason ? `: ${reason.message}` : ''}; retrying`);
+      }
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        if (!this.closed) this.open();
+      }, delay);
+    });
+  }
+}

@@ -1,0 +1,139 @@
+// Runs one job's command line through noshell's spawn path and turns what
+// happened into the output and return code the C mod_gearman_worker sends.
+//
+// This uses the buffered runner under runCheck rather than runCheck itself:
+// the C worker sends the plugin's stdout byte for byte (escaped), and
+// runCheck hands back parsed, trimmed output. Command resolution is the same
+// (`shell: 'auto'`: /bin/sh -c only when parseCommand says a shell is needed).
+import { constants } from 'node:os';
+import { resolveCommand, type ResolvedCommand } from '../command';
+import { SpawnError } from '../errors';
+import { run } from '../exec';
+import type { ResourceUsage } from '../status';
+import { escapeOutput, type CheckJob } from './job-payload';
+
+export interface JobSettings {
+  identifier: string;
+  /** Seconds, used when the job has none (default 60). */
+  defaultTimeout: number;
+  /** return_code of a timed-out check (default 2). */
+  timeoutReturn: number;
+  showErrorOutput: boolean;
+  /** Cap on captured stdout/stderr bytes (the C worker's 10 MB). */
+  maxOutput: number;
+  signal?: AbortSignal;
+}
+
+export interface JobOutcome {
+  returnCode: number;
+  /** Escaped, ready for `output=`. */
+  output: string;
+  startTime: number;
+  finishTime: number;
+  timedOut: boolean;
+  aborted: boolean;
+  viaShell: boolean;
+  rusage: ResourceUsage;
+  /** Set when the plugin could not be started. */
+  spawnError: string | null;
+}
+
+const C_SPACE = /^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g;
+
+function cString(s: string): string {
+  const nul = s.indexOf('\0');
+  return nul < 0 ? s : s.slice(0, nul);
+}
+
+// The C worker's signal names for 1..16, "signal N" for the rest.
+const C_SIGNALS = ['', 'SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGILL', 'SIGTRAP', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGKILL',
+  'SIGUSR1', 'SIGSEGV', 'SIGUSR2', 'SIGPIPE', 'SIGALRM', 'SIGTERM', 'SIGURG'];
+
+function signalName(n: number): string {
+  return C_SIGNALS[n] ?? `signal ${n}`;
+}
+
+/** The C worker's handling of exit codes outside 0..3 (output already escaped). */
+export function classifyExit(code: number, output: string, identifier: string): { returnCode: number; output: string } {
+  if (code === 126) {
+    return { returnCode: 2, output: `CRITICAL: Return code of 126 is out of bounds. Make sure the plugin you're trying to run is executable. (worker: ${identifier})` };
+  }
+  if (code === 127) {
+    return { returnCode: 2, output: `CRITICAL: Return code of 127 is out of bounds. Make sure the plugin you're trying to run actually exists. (worker: ${identifier})` };
+  }
+  if (code >= 128 && code < 144) {
+    return { returnCode: 2, output: `CRITICAL: Return code of ${code} is out of bounds. Plugin exited by signal ${signalName(code - 128)}. (worker: ${identifier})\\n${output}` };
+  }
+  if (code > 3) {
+    // Quirk kept: exit 25 is reported as 25 (the C worker's workaround_rc_25 logic).
+    return { returnCode: code === 25 ? 25 : 2, output: `CRITICAL: Return code of ${code} is out of bounds. (worker: ${identifier})\\n${output}` };
+  }
+  return { returnCode: code, output };
+}
+
+export function timeoutText(type: string | undefined, identifier: string): string {
+  return type === 'service'
+    ? `(Service Check Timed Out On Worker: ${identifier})`
+    : `(Host Check Timed Out On Worker: ${identifier})`;
+}
+
+export async function runJob(job: CheckJob, s: JobSettings): Promise<JobOutcome> {
+  const timeoutSec = job.timeout > 0 ? job.timeout : s.defaultTimeout;
+  const startTime = Date.now() / 1000;
+  const env: Record<string, string> = {};
+  // Notifications read the core's output from the environment.
+  if (job.type === 'notification') {
+    const which = job.serviceDescription !== undefined ? 'SERVICE' : 'HOST';
+    if (job.pluginOutput !== undefined) env[`NAGIOS_${which}OUTPUT`] = job.pluginOutput;
+    if (job.longPluginOutput !== undefined) env[`NAGIOS_LONG${which}OUTPUT`] = job.longPluginOutput;
+  }
+  let cmd: ResolvedCommand;
+  let code: number;
+  let stdout = '';
+  let stderr = '';
+  let timedOut = false;
+  let aborted = false;
+  let spawnError: string | null = null;
+  let rusage: ResourceUsage = { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 };
+  try {
+    cmd = resolveCommand(job.commandLine ?? '', 'auto', 'gearman-worker');
+  } catch (err) {
+    // A blank command: like /bin/sh -c '' it runs nothing; report it as an unstartable plugin.
+    return {
+      returnCode: 3, output: escapeOutput(`(noshell worker ${s.identifier}: ${(err as Error).message})`), startTime,
+      finishTime: Date.now() / 1000, timedOut: false, aborted: false, viaShell: false, rusage, spawnError: 'EINVAL',
+    };
+  }
+  try {
+    const res = await run(cmd, {
+      timeout: timeoutSec * 1000, killSignal: 'SIGTERM', forceKillAfter: 1000, maxBuffer: s.maxOutput,
+      encoding: 'utf8', reject: false, env, signal: s.signal,
+    }, 'gearman-worker', true);
+    stdout = res.stdout as string;
+    stderr = res.stderr as string;
+    timedOut = res.timedOut;
+    aborted = res.aborted;
+    rusage = res.rusage;
+    const signo = res.signal !== null ? (constants.signals as Record<string, number>)[res.signal] ?? 0 : 0;
+    code = res.exitCode ?? (signo > 0 ? 128 + signo : 3);
+  } catch (err) {
+    if (!(err instanceof SpawnError)) throw err;
+    // What execvp in the C worker's child turns into an exit status.
+    spawnError = err.code;
+    code = err.code === 'ENOENT' ? 127 : err.code === 'EACCES' ? 126 : 3;
+  }
+  const finishTime = Date.now() / 1000;
+  let output = escapeOutput(cString(stdout));
+  let returnCode: number;
+  ({ returnCode, output } = classifyExit(code, output, s.identifier));
+  // The C worker also calls a check that ran past its timeout a timeout.
+  if (timedOut || Math.trunc(finishTime) - Math.trunc(startTime) > timeoutSec) {
+    timedOut = true;
+    returnCode = s.timeoutReturn;
+    output = timeoutText(job.type, s.identifier);
+  } else {
+    const err = escapeOutput(cString(stderr).replace(C_SPACE, ''));
+    if (s.showErrorOutput && err !== '') output += `${output !== '' ? '\\n' : ''}[${err}] `;
+  }
+  return { returnCode, output, startTime, finishTime, timedOut, aborted, viaShell: cmd.viaShell, rusage, spawnError };
+}

@@ -1,0 +1,206 @@
+// GearmanWorker against a real gearmand: jobs in the broker module's format
+// go in through our client, results are read from check_results.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GearmanClient } from '../src/gearman/client';
+import { GearmanConnection, parseServer } from '../src/gearman/connection';
+import { createPayloadCodec } from '../src/gearman/crypto';
+import { formatJob, type JobType } from '../src/gearman/job-payload';
+import { PacketType } from '../src/gearman/packet';
+import { GearmanWorker } from '../src/gearman/worker';
+import { fields, GEARMAND, Gearmand, QueueReader, waitUntil } from './fixtures/gearman/harness';
+
+const PLUGIN = path.resolve(__dirname, 'fixtures', 'gearman', 'plugin.sh');
+const KEY = 'secretkey12';
+const codec = createPayloadCodec({ key: KEY });
+const tmp = mkdtempSync(path.join(tmpdir(), 'noshell-gm-worker-'));
+
+if (GEARMAND === null) console.warn('skipped: gearmand is not installed (apt-get install gearman-job-server)');
+
+describe.skipIf(GEARMAND === null)('GearmanWorker with a real gearmand', () => {
+  let g: Gearmand;
+  let client: GearmanClient;
+  let reader: QueueReader;
+  let worker: GearmanWorker | null = null;
+  const logs: string[] = [];
+  let n = 0;
+
+  beforeAll(async () => {
+    g = await Gearmand.start();
+    client = new GearmanClient([parseServer(g.address)], { backoffMinMs: 50, backoffMaxMs: 300 }).start();
+    reader = new QueueReader([g.address], 'check_results', codec);
+  });
+  afterEach(async () => {
+    await worker?.stop({ deadlineMs: 2000 });
+    worker = null;
+  });
+  afterAll(async () => {
+    reader?.close();
+    client?.close();
+    await g?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  function startWorker(extra: Partial<ConstructorParameters<typeof GearmanWorker>[0]> = {}): GearmanWorker {
+    worker = new GearmanWorker({
+      servers: [g.address], key: KEY, identifier: 'nsw', maxWorker: 4, backoffMinMs: 50, backoffMaxMs: 300,
+      log: (level, msg) => logs.push(`${level}: ${msg}`), ...extra,
+    }).start();
+    return worker;
+  }
+
+  /** Submits a job and returns the result fields for it (matched by host name). */
+  function submit(type: JobType, command: string, o: { timeout?: number; queue?: string; raw?: string } = {}): string {
+    const host = `h${++n}`;
+    const text = formatJob({ type, hostName: host, serviceDescription: type === 'service' ? 'svc' : undefined,
+      commandLine: command, timeout: o.timeout, coreTime: 1700000000.25 });
+    client.submit(o.queue ?? type, o.raw ?? codec.encode(text), { priority: 'low' });
+    return host;
+  }
+  async function result(host: string, ms = 10_000): Promise<Record<string, string>> {
+    let found: Record<string, string> | undefined;
+    await waitUntil(() => (found = reader.payloads.map(fields).find((f) => f.host_name === host)) !== undefined, ms, `result for ${host}`);
+    return found!;
+  }
+
+  it('runs service and host checks and sends the C worker result fields', async () => {
+    startWorker();
+    const ok = submit('service', `${PLUGIN} ok`);
+    const warn = submit('service', `${PLUGIN} warn`);
+    const crit = submit('host', `${PLUGIN} crit`);
+    const dummy = submit('service', '/usr/lib/nagios/plugins/check_dummy 3 "dummy said so"');
+    const r = await result(ok);
+    expect(Object.keys(r)).toEqual(['type', 'host_name', 'core_start_time', 'start_time', 'finish_time', 'return_code',
+      'exited_ok', 'source', 'service_description', 'output']);
+    expect(r).toMatchObject({ type: 'active', core_start_time: '1700000000.250000', return_code: '0', exited_ok: '1',
+      source: 'Mod-Gearman Worker @ nsw', service_description: 'svc', output: 'OK - all good | time=0.1s;1;2;0\\n' });
+    expect(Number(r.finish_time)).toBeGreaterThanOrEqual(Number(r.start_time));
+    expect(Math.abs(Number(r.start_time) - Date.now() / 1000)).toBeLessThan(30);
+    expect(await result(warn)).toMatchObject({ return_code: '1', output: 'WARNING - a bit\\n' });
+    const c = await result(crit);
+    expect(c).toMatchObject({ return_code: '2', output: 'CRITICAL - bad\\n' });
+    expect(c.service_description).toBeUndefined();
+    expect(await result(dummy)).toMatchObject({ return_code: '3', output: 'UNKNOWN: dummy said so\\n' });
+  });
+
+  it('escapes multi-line output with perfdata and backslashes; stderr in brackets', async () => {
+    startWorker();
+    const multi = submit('service', `${PLUGIN} multi`);
+    const err = submit('service', `${PLUGIN} stderr`);
+    const errOnly = submit('service', `${PLUGIN} stderronly`);
+    expect((await result(multi)).output).toBe('OK - line one | a=1;2;3\\nsecond line C:\\\\new\\\\path\t"tab"\\nthird | b=2c\\nc=3\\n');
+    expect(await result(err)).toMatchObject({ return_code: '1', output: 'out\\n\\n[some error] ' });
+    expect(await result(errOnly)).toMatchObject({ return_code: '2', output: '[only err] ' });
+  });
+
+  it('timeouts, 126/127, out-of-range codes, signals and shell commands like the C worker', async () => {
+    startWorker({ timeoutReturn: 3 });
+    const t0 = Date.now();
+    const slow = submit('service', `${PLUGIN} sleep 30`, { timeout: 1 });
+    const slowHost = submit('host', `${PLUGIN} sleep 30`, { timeout: 1 });
+    const missing = submit('service', '/nonexistent/check_nothing -w 1');
+    const notExec = submit('service', `${tmp}`);
+    const seven = submit('service', `${PLUGIN} exit 7`);
+    const killed = submit('service', `${PLUGIN} kill KILL`);
+    const shell = submit('service', `${PLUGIN} exit 1 | cat; echo "piped"`);
+    expect(await result(slow)).toMatchObject({ return_code: '3', output: '(Service Check Timed Out On Worker: nsw)' });
+    expect(await result(slowHost)).toMatchObject({ return_code: '3', output: '(Host Check Timed Out On Worker: nsw)' });
+    expect(Date.now() - t0).toBeLessThan(6000);
+    expect(await result(missing)).toMatchObject({ return_code: '2',
+      output: "CRITICAL: Return code of 127 is out of bounds. Make sure the plugin you're trying to run actually exists. (worker: nsw)" });
+    expect(await result(notExec)).toMatchObject({ return_code: '2',
+      output: "CRITICAL: Return code of 126 is out of bounds. Make sure the plugin you're trying to run is executable. (worker: nsw)" });
+    expect(await result(seven)).toMatchObject({ return_code: '2', output: 'CRITICAL: Return code of 7 is out of bounds. (worker: nsw)\\nexiting 7\\n' });
+    expect(await result(killed)).toMatchObject({ return_code: '2',
+      output: 'CRITICAL: Return code of 137 is out of bounds. Plugin exited by signal SIGKILL. (worker: nsw)\\nbefore\\n' });
+    expect(await result(shell)).toMatchObject({ return_code: '0', output: 'exiting 1\\npiped\\n' });
+    expect(worker!.metrics()).toMatch(/noshell_gearman_job_timeouts_total 2/);
+    expect(worker!.metrics()).toMatch(/noshell_gearman_jobs_via_shell_total 1/);
+  });
+
+  it('runs at most max-worker jobs at once and grabs only with a free slot', async () => {
+    const w = startWorker({ maxWorker: 2 });
+    let peak = 0;
+    const timer = setInterval(() => (peak = Math.max(peak, w.runningJobs)), 5);
+    const hosts = Array.from({ length: 6 }, () => submit('host', `${PLUGIN} sleep 0.3`));
+    const t0 = Date.now();
+    for (const h of hosts) expect((await result(h)).return_code).toBe('0');
+    clearInterval(timer);
+    expect(peak).toBe(2);
+    // 6 jobs of 0.3 s, two at a time: three rounds.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(850);
+    expect(w.metrics()).toMatch(/noshell_gearman_jobs_total\{queue="host",result="ok"\} 6/);
+  });
+
+  it('event handlers and notifications run and send no result', async () => {
+    const w = startWorker();
+    const out = path.join(tmp, 'handler.out');
+    const before = reader.payloads.length;
+    submit('eventhandler', `${PLUGIN} touch handled ${out}`);
+    submit('notification', `${PLUGIN} touch notified ${out}`);
+    await waitUntil(() => (w.metrics().match(/result="no_result"\} (\d+)/g) ?? []).length === 2, 10_000, 'two jobs without result');
+    expect(readFileSync(out, 'utf8').split('\n').sort()).toEqual(['', 'handled', 'notified']);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(reader.payloads.length).toBe(before);
+  });
+
+  it('bad base64 → WORK_FAIL, wrong key / garbage / no command_line → discarded, each logged; the worker goes on', async () => {
+    const w = startWorker();
+    logs.length = 0;
+    submit('service', '', { raw: 'this is %% not base64' });
+    submit('service', '', { raw: createPayloadCodec({ key: 'wrongkey99' }).encode(formatJob({ type: 'service', hostName: 'x', commandLine: '/bin/true' })) });
+    submit('service', '', { raw: codec.encode('type=service\nhost_name=nocmd\nresult_queue=check_results\n\n\n') });
+    submit('service', '', { raw: createPayloadCodec({ encryption: false }).encode(formatJob({ type: 'service', hostName: 'clear', commandLine: '/bin/true' })) });
+    const after = submit('service', `${PLUGIN} ok`);
+    expect((await result(after)).return_code).toBe('0');
+    await waitUntil(() => /result="discarded"\} 3/.test(w.metrics()), 5000, 'three discarded jobs');
+    expect(w.metrics()).toMatch(/noshell_gearman_jobs_total\{queue="service",result="failed"\} 1/);
+    expect(logs.filter((l) => l.startsWith('error:')).join('\n')).toMatch(/not valid base64[\s\S]*encryption settings[\s\S]*no command line/);
+    expect(reader.payloads.map(fields).some((f) => f.host_name === 'nocmd' || f.host_name === 'clear')).toBe(false);
+  });
+
+  it('status queue worker_<identifier> answers like the C worker', async () => {
+    startWorker();
+    // A foreground SUBMIT_JOB, as check_gearman sends it, to read the answer.
+    const c = new GearmanConnection(parseServer(g.address));
+    const answer = await new Promise<Buffer>((resolve) => {
+      c.on('connect', () => c.send(PacketType.SUBMIT_JOB, ['worker_nsw', 'check', '']));
+      c.on('packet', (p) => p.type === PacketType.WORK_COMPLETE && resolve(p.args[1]));
+      c.start();
+    });
+    c.close();
+    expect(answer.length).toBe(65536);
+    expect(answer.toString('latin1').replace(/\0+$/, '')).toMatch(/^\S+ has 4 worker and is working on 0 jobs\. Version: 5\.2\.4-noshell\|worker=4;;;1;4 jobs=\d+c$/);
+  });
+
+  it('gearmand killed and restarted mid-run: no crash, results computed meanwhile arrive', async () => {
+    const w = startWorker({ maxWorker: 3 });
+    const hosts = [submit('host', `${PLUGIN} sleep 1`), submit('host', `${PLUGIN} sleep 1`), submit('host', `${PLUGIN} sleep 1`)];
+    await waitUntil(() => w.runningJobs === 3, 5000, 'three running jobs');
+    await g.stop('SIGKILL');
+    await waitUntil(() => w.runningJobs === 0, 5000, 'jobs to finish without gearmand');
+    expect(w.stats().resultsQueued).toBe(3);
+    await new Promise((r) => setTimeout(r, 300));
+    await g.start();
+    for (const h of hosts) expect(await result(h, 10_000)).toMatchObject({ return_code: '0', output: 'slept 1\\n' });
+    expect(w.stats().reconnects).toBeGreaterThanOrEqual(2);
+    expect(w.stats().resultsDropped).toBe(0);
+    // And it takes new jobs on the new server.
+    expect((await result(submit('service', `${PLUGIN} warn`))).return_code).toBe('1');
+    expect(w.metrics()).toMatch(/noshell_gearman_reconnects_total [1-9]/);
+  });
+
+  it('stop(): no new jobs, running jobs past the deadline are killed and their results sent', async () => {
+    const w = startWorker();
+    const slow = submit('service', `${PLUGIN} sleep 30`);
+    await waitUntil(() => w.runningJobs === 1, 5000, 'running job');
+    const t0 = Date.now();
+    await w.stop({ deadlineMs: 300 });
+    worker = null;
+    expect(Date.now() - t0).toBeLessThan(4000);
+    expect(await result(slow)).toMatchObject({ return_code: '2',
+      output: '(Return code of 15 is out of bounds. Worker exited by signal SIGTERM on worker: nsw)' });
+  });
+});
