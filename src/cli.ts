@@ -4,11 +4,20 @@ import path from 'node:path';
 import { runBench } from './bench/run';
 import { checkCommand, checkUsage } from './cli/check-command';
 import { runCommand, runUsage } from './cli/run-command';
+import { gearmanSubmitCommand, gearmanSubmitUsage } from './cli/gearman-submit-command';
+import { gearmanWorkerCommand, gearmanWorkerUsage } from './cli/gearman-worker-command';
 
 const usage = `usage:
   noshell bench [--quick] [--seconds S] [--out DIR]   fork-rate / check-workload comparison
   ${checkUsage}
-  ${runUsage}`;
+  ${runUsage}
+  ${gearmanWorkerUsage}
+  ${gearmanSubmitUsage}`;
+
+// A hung-up terminal or a closed pipe (EIO, EPIPE) must not crash us
+// before our children are stopped: output is lost, the stop goes on.
+process.stdout.on('error', () => {});
+process.stderr.on('error', () => {});
 
 const out = (s: string) => process.stdout.write(s);
 const err = (s: string) => process.stderr.write(s);
@@ -31,12 +40,15 @@ async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
     if (cmd === 'bench') return await bench(rest);
-    if (cmd === 'check') return await checkCommand(rest, out);
+    if (cmd === 'check') return await checkCommand(rest, out, err);
     if (cmd === 'run') return await runCommand(rest, out, err);
+    if (cmd === 'gearman-worker') return await gearmanWorkerCommand(rest, out, err);
+    if (cmd === 'gearman-submit') return await gearmanSubmitCommand(rest, out);
   } catch (e) {
     // Like a plugin with bad arguments or an internal error: UNKNOWN.
     if (cmd === 'check') {
-      out(`UNKNOWN - noshell check: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+      const first = e instanceof Error ? e.message.split('\n')[0] : String(e);
+      out(`UNKNOWN - ${first.startsWith('noshell check: ') ? first : `noshell check: ${first}`}\n`);
       if (e instanceof TypeError) err(`${e.message}\n`);
       return 3;
     }

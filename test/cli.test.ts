@@ -26,12 +26,59 @@ describe('noshell check', () => {
     }
   });
 
-  it('one word after -- is a command string; perfdata and long output come back', () => {
+  it('--command takes a command string; perfdata and long output come back', () => {
     const plugin = path.join(tmp, 'check_fine');
     writeFileSync(plugin, `#!/bin/sh\necho "OK - fine | 'a b'=1s;2;3;0; c=U"\necho "detail $1"\nexit 0\n`, { mode: 0o755 });
-    const r = cli('check', '--', `${plugin} 'for you'`);
-    expect(r.status).toBe(0);
-    expect(r.stdout).toBe("OK - fine | 'a b'=1s;2;3;0 c=U\ndetail for you\n");
+    for (const args of [['--command', `${plugin} 'for you'`], [`--command=${plugin} 'for you'`]]) {
+      const r = cli('check', ...args);
+      expect(r.status).toBe(0);
+      expect(r.stdout).toBe("OK - fine | 'a b'=1s;2;3;0 c=U\ndetail for you\n");
+    }
+  });
+
+  it('shell injection through one word after -- (it was a command string run with shell auto): it is a program name now', () => {
+    const touched = path.join(tmp, `injected-${process.pid}-${Date.now()}`);
+    const r = cli('check', '--', `/bin/echo OK; touch ${touched}`);
+    expect(existsSync(touched)).toBe(false);
+    expect(r.status).toBe(3);
+    expect(r.stdout).toBe(`UNKNOWN - Could not run plugin /bin/echo OK; touch ${touched}: ENOENT ` +
+      `(spawn /bin/echo OK; touch ${touched} ENOENT: no such file or directory at execve)\n`);
+    expect(r.stderr).toContain('after -- comes an argv');
+    // One word is a one-element argv: the program, run without a shell.
+    const one = cli('check', '--', '/bin/true');
+    expect(one.status).toBe(0);
+    expect(one.stdout).toBe('(No output on stdout)\n');
+  });
+
+  it('--command needs --shell for shell syntax: UNKNOWN naming it without, run with --shell auto', () => {
+    const touched = path.join(tmp, `shell-${process.pid}-${Date.now()}`);
+    const refused = cli('check', '--command', `/bin/echo OK | /bin/cat; touch ${touched}`);
+    expect(refused.status).toBe(3);
+    expect(refused.stdout).toBe('UNKNOWN - Check command needs a shell (pipe, command list) and shell is false\n');
+    expect(refused.stderr).toContain('--shell auto');
+    expect(existsSync(touched)).toBe(false);
+    const piped = cli('check', '--shell', 'auto', '--command', '/bin/echo OK - piped | /bin/cat');
+    expect(piped.status).toBe(0);
+    expect(piped.stdout).toBe('OK - piped\n');
+    expect(cli('check', '--shell=true', '--command=exit 2').status).toBe(2);
+  });
+
+  it('bad combinations are usage errors (UNKNOWN, exit 3)', () => {
+    for (const args of [
+      ['--command', 'true', '--', 'true'], // both
+      ['--shell', 'auto', '--', '/bin/true'], // --shell with an argv
+      ['/bin/true'], // no --
+      ['--timeout', '5', '/bin/true', '--', '/bin/true'], // stray word before --
+      ['--frobnicate', '--', '/bin/true'],
+      ['--shell', 'maybe', '--command', 'true'],
+      ['--timeout-state', '4', '--', '/bin/true'],
+      ['--'],
+    ]) {
+      const r = cli('check', ...args);
+      expect(r.status, args.join(' ')).toBe(3);
+      expect(r.stdout, args.join(' ')).toMatch(/^UNKNOWN - noshell check: /);
+      expect(r.stderr, args.join(' ')).toContain('usage: noshell check');
+    }
   });
 
   it('timeouts and spawn errors are UNKNOWN (3) with a message', () => {
@@ -84,7 +131,8 @@ describe('noshell run', () => {
       execFile('curl', ['-s', `http://127.0.0.1:${port}/metrics`], (e, out) => (e ? reject(e) : resolve(out)));
     }).catch(async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
     child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    // 128 + SIGTERM, as for a process ended by the signal.
+    expect(await exited).toBe(143);
     const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThanOrEqual(6);
     expect(new Set(lines.map((l) => l.id))).toEqual(new Set(['ok', 'warn']));

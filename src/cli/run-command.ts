@@ -2,6 +2,9 @@
 import http from 'node:http';
 import { CheckRunner, type CheckRunResult } from '../check/runner';
 import { loadChecksFile } from './checks-file';
+import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
+
+const DEADLINE = 5000;
 
 export const runUsage = 'noshell run <checks.json> [--format json|text] [--metrics-port N] [--concurrency N]';
 
@@ -40,6 +43,17 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
   for (const check of config.checks) runner.add(check);
   runner.on('result', (r: CheckRunResult) => out(`${format === 'json' ? jsonLine(r) : textLine(r)}\n`));
 
+  // Installed before anything starts: a signal that killed Node by default
+  // would leave running checks (each in its own process group) behind.
+  // SIGHUP stops like SIGTERM for now (it may mean reload one day).
+  let stop!: StopSignals;
+  const stopped = new Promise<StopSignal>((resolve) => {
+    stop = onStopSignals((sig) => {
+      err(`noshell run: ${sig}, stopping\n`);
+      resolve(sig);
+    }, (sig) => err(`noshell run: ${sig}, already stopping; running checks are killed ${DEADLINE / 1000} s after the first signal\n`));
+  });
+
   let server: http.Server | undefined;
   if (port !== undefined) {
     server = http.createServer((req, res) => {
@@ -53,27 +67,23 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(port, '127.0.0.1', resolve);
+    }).catch((e: unknown) => {
+      stop.remove();
+      throw e;
     });
     err(`noshell run: metrics on http://127.0.0.1:${(server.address() as { port: number }).port}/metrics\n`);
   }
 
   runner.start();
   err(`noshell run: ${config.checks.length} checks from ${file}\n`);
-  await new Promise<void>((resolve) => {
-    const onSignal = (sig: string) => {
-      err(`noshell run: ${sig}, stopping\n`);
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-  // Running checks get a few seconds to finish, then their groups are killed.
-  await runner.stop({ deadline: 5000 });
+  const sig = await stopped;
+  // Running checks get a few seconds to finish, then aborting them kills
+  // their whole groups (SIGTERM, then SIGKILL) before we exit.
+  await runner.stop({ deadline: DEADLINE });
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   const s = runner.stats();
+  stop.remove();
   err(`noshell run: stopped after ${s.completed} results (${s.byState.OK} OK, ${s.byState.WARNING} WARNING, ` +
     `${s.byState.CRITICAL} CRITICAL, ${s.byState.UNKNOWN} UNKNOWN)\n`);
-  return 0;
+  return signalExitStatus(sig);
 }
