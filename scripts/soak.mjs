@@ -54,7 +54,8 @@ async function sample(label) {
   while (inFlight > 0) await new Promise((r) => setTimeout(r, 2));
   const s = await settle();
   const now = performance.now();
-  const row = { label, ops: done, opsPerSec: ((done - lastDone) * 1000) / (now - lastDoneAt), elapsedS: (now - started) / 1000, ...s };
+  const failed = Object.values(failuresByOp).reduce((a, b) => a + b, 0);
+  const row = { label, ops: done, failed, opsPerSec: ((done - lastDone) * 1000) / (now - lastDoneAt), elapsedS: (now - started) / 1000, ...s };
   lastDone = done;
   lastDoneAt = now;
   samples.push(row);

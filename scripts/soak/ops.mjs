@@ -89,9 +89,15 @@ const ops = {
   },
   async ignoresTerm() {
     // SIGTERM is ignored by the shell and by sleep (ignored dispositions
-    // survive execve): only forceKillAfter's SIGKILL ends it.
-    const r = await exec(['/bin/sh', '-c', 'trap "" TERM; sleep 5'], { timeout: 10, forceKillAfter: 20, reject: false });
-    expect(r.timedOut && r.signal === 'SIGKILL', 'forceKillAfter', r);
+    // survive execve): only forceKillAfter's SIGKILL ends it. The abort waits
+    // for "ready": a SIGTERM before the trap is set would simply kill it.
+    const ac = new AbortController();
+    const child = spawn('/bin/sh', ['-c', 'trap "" TERM; echo ready; sleep 5'], { signal: ac.signal, forceKillAfter: 20, stdin: 'ignore' });
+    child.stdout.once('data', () => ac.abort());
+    child.stdout.resume();
+    child.stderr.resume();
+    const st = await child.exited;
+    expect(st.aborted && st.signal === 'SIGKILL', 'forceKillAfter', st);
   },
   async maxBuffer() {
     await expectReject(execFile('head', ['-c', '300000', '/dev/zero'], { maxBuffer: 65536, encoding: 'buffer' }), (err) => {

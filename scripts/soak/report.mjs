@@ -2,7 +2,7 @@
 
 const MiB = 1024 * 1024;
 const cols = [
-  ['sample', 8], ['ops', 9], ['ops/s', 7], ['elapsed', 8], ['fds', 5], ['threads', 8], ['children', 9], ['RSS MiB', 8], ['heap MiB', 9],
+  ['sample', 8], ['ops', 9], ['failed', 6], ['ops/s', 7], ['elapsed', 8], ['fds', 5], ['threads', 8], ['children', 9], ['RSS MiB', 8], ['heap MiB', 9],
 ];
 
 export function printHeader(log, { total, concurrency }) {
@@ -12,7 +12,7 @@ export function printHeader(log, { total, concurrency }) {
 
 export function printRow(log, r) {
   const cells = [
-    r.label, String(r.ops), r.label === 'start' ? '-' : r.opsPerSec.toFixed(0), `${r.elapsedS.toFixed(0)}s`,
+    r.label, String(r.ops), String(r.failed), r.label === 'start' ? '-' : r.opsPerSec.toFixed(0), `${r.elapsedS.toFixed(0)}s`,
     String(r.fds), String(r.threads), String(r.children), (r.rss / MiB).toFixed(1), (r.heapUsed / MiB).toFixed(1),
   ];
   log(cells.map((c, k) => c.padStart(cols[k][1])).join(' '));
