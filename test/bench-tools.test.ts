@@ -75,6 +75,13 @@ describe('bench tools never run or write through a directory someone else contro
       chmodSync(`${dir}-target`, 0o700);
       symlinkSync(`${dir}-target`, dir);
     }, /is a symbolic link/],
+    ['in a parent anyone may write (no sticky bit)', (dir) => {
+      mkdirSync(dir, { mode: 0o700 });
+      chmodSync(dir, 0o700);
+      chmodSync(path.dirname(dir), 0o777);
+      plant(dir);
+      chmodSync(dir, 0o700);
+    }, /which anyone may write/],
   ];
 
   // chown to another user needs root.

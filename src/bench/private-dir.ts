@@ -52,7 +52,12 @@ export function privateDir(env: NodeJS.ProcessEnv = process.env): { dir: string;
   if (cache !== null) {
     try {
       mkdirSync(cache, { recursive: true, mode: 0o700 });
-      const problem = untrusted(lstatSync(cache), 'directory');
+      // In a parent anyone may write without the sticky bit, our directory
+      // could be renamed away and replaced after we checked it.
+      const parent = lstatSync(path.dirname(cache));
+      const problem = (parent.mode & 0o1002) === 0o002
+        ? `is in ${path.dirname(cache)}, which anyone may write`
+        : untrusted(lstatSync(cache), 'directory');
       if (problem === null) return { dir: cache, cached: true };
       why = `${cache} ${problem}`;
     } catch (err) {
@@ -60,6 +65,9 @@ export function privateDir(env: NodeJS.ProcessEnv = process.env): { dir: string;
     }
   }
   const dir = tempDirForRun();
-  if (!warned.has(why)) warned.add(why) && process.emitWarning(`not using the cache: ${why}; compiling into ${dir} for this run`, { code: 'NOSHELL_BENCH_CACHE' });
+  if (!warned.has(why)) {
+    warned.add(why);
+    process.emitWarning(`not using the cache: ${why}; compiling into ${dir} for this run`, { code: 'NOSHELL_BENCH_CACHE' });
+  }
   return { dir, cached: false };
 }
