@@ -3,7 +3,7 @@
 // EAGAIN; every API then reports it as a typed error, nothing leaks, and once
 // the children are gone spawning works again.
 import { exec, popen, runCheck, spawn } from '../../dist/index.mjs';
-import { closing, attempt, children, fdCount, scenario, settle, sleep, threadCount, waitFor } from './common.mjs';
+import { closing, attempt, fdCount, scenario, settle, sleep, threadCount } from './common.mjs';
 
 const IGNORE = { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' };
 

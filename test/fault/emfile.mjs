@@ -4,7 +4,7 @@
 // still seen when only pidfd_open runs out.
 import { openSync, closeSync } from 'node:fs';
 import { exec, popen, runCheck, spawn } from '../../dist/index.mjs';
-import { closing, attempt, children, errorFields, fdCount, scenario, settle, sleep, threadCount, waitFor } from './common.mjs';
+import { closing, attempt, fdCount, scenario, settle, sleep, threadCount } from './common.mjs';
 
 const IGNORE = { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' };
 

@@ -4,7 +4,7 @@
 // every child is reaped, and fds and threads come back to where they were.
 import { Worker } from 'node:worker_threads';
 import { exec } from '../../dist/index.mjs';
-import { closing, children, fdCount, isAlive, scenario, settle, sleep, threadCount, waitFor } from './common.mjs';
+import { closing, children, fdCount, isAlive, scenario, sleep, threadCount, waitFor } from './common.mjs';
 
 const entry = new URL('../../dist/index.js', import.meta.url).pathname;
 const workerCode = `
