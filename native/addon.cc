@@ -2,8 +2,11 @@
 // noshell_spawn_t, starts the child and its exit watch. Validation and policy
 // live in TypeScript; this file trusts the shapes binding.ts guarantees but
 // still refuses anything that would make it read out of bounds.
+#include <errno.h>
 #include <napi.h>
 
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <string>
@@ -63,14 +66,15 @@ bool OptionalString(napi_env env, Napi::Value v, std::string* out,
 
 // spawn(file, argv, envp|null, searchPath|null, cwd|null, stdio: Int32Array(6),
 //       flags, uid, gid, method, out: Int32Array(6), capture, maxBuffer,
-//       onExit, onOverflow|undefined) -> watch id (number) | undefined
+//       onExit, onOverflow|undefined, groups: Uint32Array|null)
+//   -> watch id (number) | undefined
 // out receives [errno, step, pid, fd0, fd1, fd2]; errno 0 means started.
 // capture: bit 1 stdout, bit 2 stderr are read natively (their fds in out
 // are -1), bit 4 delivers them as strings, bit 8 truncates at maxBuffer
 // (reads on, drops the rest) instead of stopping and calling onOverflow.
 Napi::Value Spawn(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 15 || !info[0].IsString() || !info[5].IsTypedArray() ||
+  if (info.Length() != 16 || !info[0].IsString() || !info[5].IsTypedArray() ||
       !info[6].IsNumber() || !info[7].IsNumber() || !info[8].IsNumber() ||
       !info[9].IsNumber() || !info[10].IsTypedArray() ||
       !info[11].IsNumber() || !info[12].IsNumber() || !info[13].IsFunction()) {
@@ -114,6 +118,18 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   req.gid = info[8].As<Napi::Number>().Uint32Value();
   req.method = static_cast<noshell_method_t>(
       info[9].As<Napi::Number>().Int32Value());
+  std::vector<gid_t> groups;
+  if (info[15].IsTypedArray()) {
+    Napi::Uint32Array g = info[15].As<Napi::Uint32Array>();
+    if (g.TypedArrayType() != napi_uint32_array) {
+      Napi::TypeError::New(env, "noshell: groups must be a Uint32Array")
+          .ThrowAsJavaScriptException();
+      return Napi::Value();
+    }
+    groups.assign(g.Data(), g.Data() + g.ElementLength());
+  }
+  req.groups = groups.data();
+  req.ngroups = groups.size();
   uint32_t capture = info[11].As<Napi::Number>().Uint32Value();
   double max_buffer = info[12].As<Napi::Number>().DoubleValue();
 
@@ -141,19 +157,37 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   watch_req.truncate = (capture & 8u) != 0;
   watch_req.on_exit = info[13].As<Napi::Function>();
   watch_req.on_overflow = info[14];
-  Napi::Value watch = WatchChild(env, watch_req);
+  int watch_err = 0;
+  Napi::Value watch = WatchChild(env, watch_req, &watch_err);
   if (watch.IsEmpty()) {
     // The child was killed and reaped; its pipes must not outlive it
-    // (captured ones were closed by WatchChild).
+    // (captured ones were closed by WatchChild). JS sees a spawn error.
     for (int i = 0; i < 3; i++) {
       if (out[3 + i] >= 0) close(out[3 + i]);
       out[3 + i] = -1;
     }
+    out[0] = watch_err != 0 ? watch_err : EIO;
+    out[1] = NOSHELL_STEP_CAPTURE;
+    out[2] = -1;
+    return env.Undefined();
   }
   return watch;
 }
 
+bool EnvFlag(const char* name) {
+  const char* v = getenv(name);
+  return v != nullptr && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  // Read at load: for tests of the fallbacks old kernels take, and of a
+  // capture that cannot start. Process-wide; workers load the same values.
+  unsigned forced = 0;
+  if (EnvFlag("NOSHELL_NO_CLOSE_RANGE")) forced |= NOSHELL_FALLBACK_CLOSE_RANGE;
+  if (EnvFlag("NOSHELL_NO_PIDFD")) forced |= NOSHELL_FALLBACK_PIDFD;
+  if (EnvFlag("NOSHELL_FAULT_CAPTURE")) forced |= NOSHELL_FAULT_CAPTURE;
+  __atomic_store_n(&noshell_forced, forced, __ATOMIC_RELAXED);
+
   Napi::Array steps = Napi::Array::New(env, NOSHELL_STEP_COUNT);
   for (uint32_t i = 0; i < NOSHELL_STEP_COUNT; i++)
     steps[i] = Napi::String::New(

@@ -1,5 +1,7 @@
 #include "capture.h"
 
+#include "spawn.h"
+
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -84,19 +86,24 @@ int CaptureStart(uv_loop_t* loop, Capture* c, int fd, size_t max,
     close(fd);
     return err;
   }
+  c->initialized = true;
   c->pipe.data = c;
   c->active = true;
   // uv_pipe_open makes the fd non-blocking; from then on libuv owns it. If
-  // anything fails the handle still closes through on_close, and the
-  // capture has simply ended (c->active is false on return).
-  if (uv_pipe_open(&c->pipe, fd) != 0) {
+  // anything fails the handle still closes through on_close, and the caller
+  // learns that reading never started: nothing would ever call on_end (a
+  // capture that silently never ends hangs its exec and pins its zombie).
+  err = uv_pipe_open(&c->pipe, fd);
+  if (err != 0) {
     close(fd);
-    Finish(c);
-  } else if (uv_read_start(reinterpret_cast<uv_stream_t*>(&c->pipe), OnAlloc,
-                           OnRead) != 0) {
-    Finish(c);
+  } else if (noshell_forced & NOSHELL_FAULT_CAPTURE) {
+    err = UV_EMFILE;
+  } else {
+    err = uv_read_start(reinterpret_cast<uv_stream_t*>(&c->pipe), OnAlloc,
+                        OnRead);
   }
-  return 0;
+  if (err != 0) Finish(c);
+  return err;
 }
 
 void CaptureStop(Capture* c) {

@@ -16,6 +16,7 @@ typedef void (*CaptureEndCb)(Capture* c);
 
 struct Capture {
   uv_pipe_t pipe;
+  bool initialized = false; // the handle exists: on_close will run once
   bool active = false;     // being read
   bool overflow = false;   // more than max bytes came
   bool truncate = false;   // past max: keep reading, drop the bytes
@@ -31,8 +32,9 @@ struct Capture {
 };
 
 // Takes ownership of fd (a pipe's read end). Returns 0 or a libuv error; on
-// error the fd is closed and no callback runs. On 0, on_close runs once the
-// handle is closed; if c->active is already false, reading could not start.
+// error the fd is closed, on_end never runs and the capture is not active.
+// Whenever c->initialized is set on return (error or not), on_close runs
+// once the handle is closed.
 int CaptureStart(uv_loop_t* loop, Capture* c, int fd, size_t max,
                  bool truncate, CaptureEndCb on_end, uv_close_cb on_close,
                  void* owner);

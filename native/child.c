@@ -11,10 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,7 +26,8 @@ extern char** environ;
 
 typedef struct {
   const noshell_spawn_t* req;
-  const char* path;
+  const char* path;    /* NULL: search `search` for req->file */
+  const char* search;
   const int* src;
   int err_fd;          /* fork: CLOEXEC pipe for {errno, step}; else -1 */
   volatile int err;    /* clone: written by the child, read after it execs */
@@ -43,7 +46,8 @@ typedef struct {
 #define NO_SANITIZE
 #endif
 
-NO_SANITIZE static void child_fail(child_ctx_t* ctx, noshell_step_t step) {
+NO_SANITIZE __attribute__((noreturn)) static void child_fail(child_ctx_t* ctx,
+                                                    noshell_step_t step) {
   int msg[2];
   msg[0] = errno;
   msg[1] = (int) step;
@@ -58,26 +62,127 @@ NO_SANITIZE static void child_fail(child_ctx_t* ctx, noshell_step_t step) {
   _exit(127);
 }
 
-/* close_range() skipping one fd (the fork error pipe), with a fallback loop
- * for kernels before 5.9. */
+/* Closes every fd >= lowfd but keep by listing /proc/self/fd (kernels
+ * before 5.9 have no close_range): a loop up to RLIMIT_NOFILE would make up
+ * to a million close() calls while the parent waits (containers often set
+ * the limit that high). Closing while reading the directory can make it skip
+ * entries, so it is read again until a pass finds nothing to close.
+ * Returns -1 when /proc is not there. */
+NO_SANITIZE static int close_listed(int lowfd, int keep) {
+  char buf[4096] __attribute__((aligned(8)));
+  int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int closed;
+  if (dir < 0) return -1;
+  do {
+    long n;
+    closed = 0;
+    if (lseek(dir, 0, SEEK_SET) != 0) break;
+    while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+      long off = 0;
+      while (off < n) {
+        /* struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, name */
+        unsigned short reclen;
+        const char* name = buf + off + 19;
+        int fd = 0;
+        memcpy(&reclen, buf + off + 16, sizeof(reclen));
+        off += reclen;
+        if (*name < '0' || *name > '9') continue; /* "." and ".." */
+        for (; *name >= '0' && *name <= '9' && fd < INT_MAX / 10; name++)
+          fd = fd * 10 + (*name - '0');
+        if (fd >= lowfd && fd != keep && fd != dir) {
+          close(fd);
+          closed = 1;
+        }
+      }
+    }
+  } while (closed);
+  close(dir);
+  return 0;
+}
+
+/* close_range() skipping one fd (the fork error pipe), with fallbacks for
+ * kernels before 5.9. */
 NO_SANITIZE static void close_from(int lowfd, int keep) {
 #ifdef SYS_close_range
-  if (keep < lowfd) {
-    if (syscall(SYS_close_range, lowfd, ~0U, 0) == 0) return;
-  } else if ((keep == lowfd ||
-              syscall(SYS_close_range, lowfd, keep - 1, 0) == 0) &&
-             syscall(SYS_close_range, keep + 1, ~0U, 0) == 0) {
-    return;
+  if (!(noshell_forced & NOSHELL_FALLBACK_CLOSE_RANGE)) {
+    if (keep < lowfd) {
+      if (syscall(SYS_close_range, lowfd, ~0U, 0) == 0) return;
+    } else if ((keep == lowfd ||
+                syscall(SYS_close_range, lowfd, keep - 1, 0) == 0) &&
+               syscall(SYS_close_range, keep + 1, ~0U, 0) == 0) {
+      return;
+    }
   }
 #endif
+  if (close_listed(lowfd, keep) == 0) return;
   {
-    /* Node raises RLIMIT_NOFILE to its hard limit: close up to that. */
+    /* No /proc either: every possible fd, up to RLIMIT_NOFILE. */
     long max = sysconf(_SC_OPEN_MAX);
     int fd;
     if (max < 0) max = 65536;
     for (fd = lowfd; fd < max; fd++)
       if (fd != keep) close(fd);
   }
+}
+
+/* Drops supplementary groups (or sets the requested ones), then gid, then
+ * uid. A failed setgroups() is an error: the child would otherwise keep
+ * the parent's groups (root's, usually). The one exception: an unprivileged
+ * caller that asks for its own ids and no groups changes nothing and may not
+ * call setgroups() at all. */
+NO_SANITIZE static void set_credentials(child_ctx_t* ctx) {
+  const noshell_spawn_t* req = ctx->req;
+  if (syscall(SYS_setgroups, req->ngroups, req->groups) != 0) {
+    int same = errno == EPERM && req->ngroups == 0 &&
+               (!(req->flags & NOSHELL_SET_UID) ||
+                (uid_t) syscall(SYS_geteuid) == req->uid) &&
+               (!(req->flags & NOSHELL_SET_GID) ||
+                (gid_t) syscall(SYS_getegid) == req->gid);
+    if (!same) child_fail(ctx, NOSHELL_STEP_SETGROUPS);
+  }
+  if ((req->flags & NOSHELL_SET_GID) && syscall(SYS_setgid, req->gid) != 0)
+    child_fail(ctx, NOSHELL_STEP_SETGID);
+  if ((req->flags & NOSHELL_SET_UID) && syscall(SYS_setuid, req->uid) != 0)
+    child_fail(ctx, NOSHELL_STEP_SETUID);
+}
+
+/* execvp() as the child's (new) credentials see the PATH: skip entries where
+ * the program is missing, remember EACCES, stop at any other error; never
+ * fall back to /bin/sh on ENOEXEC. */
+NO_SANITIZE static void exec_search(child_ctx_t* ctx, char* const* envp) {
+  const noshell_spawn_t* req = ctx->req;
+  char buf[PATH_MAX];
+  size_t flen = strlen(req->file);
+  const char* p = ctx->search;
+  int saw_eacces = 0;
+  for (;;) {
+    const char* end = strchrnul(p, ':');
+    size_t dlen = (size_t) (end - p);
+    /* An empty entry is the current directory (the child's: chdir is done). */
+    if (dlen + 1 + flen + 1 <= sizeof(buf)) {
+      memcpy(buf, p, dlen);
+      if (dlen > 0) buf[dlen++] = '/';
+      memcpy(buf + dlen, req->file, flen + 1);
+      execve(buf, req->argv, envp);
+      switch (errno) {
+        case EACCES:
+          saw_eacces = 1;
+          break;
+        case ENOENT:
+        case ENOTDIR:
+        case ESTALE:
+        case ENODEV:
+        case ETIMEDOUT:
+          break;
+        default:
+          child_fail(ctx, NOSHELL_STEP_EXEC);
+      }
+    }
+    if (*end == '\0') break;
+    p = end + 1;
+  }
+  errno = saw_eacces ? EACCES : ENOENT;
+  child_fail(ctx, NOSHELL_STEP_RESOLVE);
 }
 
 NO_SANITIZE static int child_main(void* arg) {
@@ -116,20 +221,13 @@ NO_SANITIZE static int child_main(void* arg) {
   if (req->cwd != NULL && chdir(req->cwd) != 0)
     child_fail(ctx, NOSHELL_STEP_CHDIR);
 
-  if (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID)) {
-    /* Drop supplementary groups first; EPERM means we may not, and then the
-     * setgid/setuid below fail with a clearer step anyway. */
-    if (syscall(SYS_setgroups, 0, NULL) != 0 && errno != EPERM)
-      child_fail(ctx, NOSHELL_STEP_SETGROUPS);
-    if ((req->flags & NOSHELL_SET_GID) && syscall(SYS_setgid, req->gid) != 0)
-      child_fail(ctx, NOSHELL_STEP_SETGID);
-    if ((req->flags & NOSHELL_SET_UID) && syscall(SYS_setuid, req->uid) != 0)
-      child_fail(ctx, NOSHELL_STEP_SETUID);
-  }
+  if (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID)) set_credentials(ctx);
 
   sigemptyset(&none);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, NSIG / 8);
 
+  if (ctx->path == NULL)
+    exec_search(ctx, req->envp != NULL ? req->envp : environ);
   execve(ctx->path, req->argv, req->envp != NULL ? req->envp : environ);
   child_fail(ctx, NOSHELL_STEP_EXEC);
   return 127;
@@ -142,8 +240,8 @@ static void reap(pid_t pid) {
 }
 
 int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
-                        const stdio_plan_t* plan, noshell_child_t* child,
-                        int use_fork) {
+                        const char* search, const stdio_plan_t* plan,
+                        noshell_child_t* child, int use_fork) {
   /* CLONE_VFORK suspends us until the child execs or exits, so the child can
    * run on a stack carved out of this frame (as musl's posix_spawn does). */
   char stack[CHILD_STACK_SIZE] __attribute__((aligned(16)));
@@ -155,6 +253,7 @@ int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
 
   ctx.req = req;
   ctx.path = path;
+  ctx.search = search;
   ctx.src = plan->src;
   ctx.err_fd = -1;
   ctx.err = 0;

@@ -16,9 +16,11 @@ typedef struct {
 int noshell_plan_stdio(const noshell_spawn_t* req, noshell_child_t* child,
                        stdio_plan_t* plan);
 
-/* clone(CLONE_VM|CLONE_VFORK), or fork() when use_fork is set. */
+/* clone(CLONE_VM|CLONE_VFORK), or fork() when use_fork is set. path NULL:
+ * the child searches `search` for req->file itself (after changing its
+ * credentials). */
 int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
-                        const stdio_plan_t* plan, noshell_child_t* child,
-                        int use_fork);
+                        const char* search, const stdio_plan_t* plan,
+                        noshell_child_t* child, int use_fork);
 
 #endif /* NOSHELL_SPAWN_INTERNAL_H_ */

@@ -21,8 +21,10 @@ extern char** environ;
 static const char* const step_names[NOSHELL_STEP_COUNT] = {
   "none", "validate", "resolve", "stdio", "pipe2", "open /dev/null",
   "posix_spawnattr", "spawn", "setpgid", "dup2", "chdir", "setgroups",
-  "setgid", "setuid", "execve"
+  "setgid", "setuid", "execve", "capture"
 };
+
+unsigned noshell_forced = 0;
 
 const char* noshell_step_name(noshell_step_t step) {
   if ((unsigned) step >= NOSHELL_STEP_COUNT) return "unknown";
@@ -114,6 +116,7 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
   char path[PATH_MAX];
   stdio_plan_t plan;
   noshell_method_t method = req->method;
+  const char* search;
   int err;
   int i;
 
@@ -144,11 +147,20 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
   child->method = method;
 
   /* Inheriting environ (envp NULL): search the PATH the child will have. */
-  err = noshell_resolve(req->file,
-                        req->envp == NULL && req->search_path == NULL
-                            ? getenv("PATH")
-                            : req->search_path,
-                        req->cwd, path, sizeof(path));
+  search = req->envp == NULL && req->search_path == NULL ? getenv("PATH")
+                                                         : req->search_path;
+  if (search == NULL) search = "/bin:/usr/bin";
+  if (method != NOSHELL_METHOD_POSIX_SPAWN &&
+      (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID)) &&
+      strchr(req->file, '/') == NULL) {
+    /* access() here would ask with our credentials, not the child's: the
+     * child searches after dropping them, as execvp as that user would. */
+    path[0] = '\0';
+    err = strlen(req->file) > NAME_MAX ? ENAMETOOLONG
+                                       : (req->file[0] == '\0' ? ENOENT : 0);
+  } else {
+    err = noshell_resolve(req->file, search, req->cwd, path, sizeof(path));
+  }
   if (err != 0) {
     child->step = NOSHELL_STEP_RESOLVE;
     return err;
@@ -159,8 +171,8 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
     if (method == NOSHELL_METHOD_POSIX_SPAWN)
       err = spawn_posix(req, path, &plan, child);
     else
-      err = noshell_spawn_clone(req, path, &plan, child,
-                                method == NOSHELL_METHOD_FORK);
+      err = noshell_spawn_clone(req, path[0] != '\0' ? path : NULL, search,
+                                &plan, child, method == NOSHELL_METHOD_FORK);
   }
 
   /* plan.devnull is the shared one: it stays open. */

@@ -57,6 +57,7 @@ typedef enum {
   NOSHELL_STEP_SETGID,
   NOSHELL_STEP_SETUID,
   NOSHELL_STEP_EXEC,
+  NOSHELL_STEP_CAPTURE,  /* (glue) the output capture or exit watch could not start */
   NOSHELL_STEP_COUNT
 } noshell_step_t;
 
@@ -71,6 +72,8 @@ typedef struct {
   unsigned flags;
   uid_t uid;
   gid_t gid;
+  const gid_t* groups;       /* supplementary groups with SET_GID (ngroups may be 0) */
+  size_t ngroups;
   noshell_method_t method;
 } noshell_spawn_t;
 
@@ -84,9 +87,19 @@ typedef struct {
 int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child);
 const char* noshell_step_name(noshell_step_t step);
 
+/* Fallbacks a test can force (read once at load by the glue): the loop over
+ * /proc/self/fd instead of close_range(), a status poll instead of pidfds. */
+enum {
+  NOSHELL_FALLBACK_CLOSE_RANGE = 1,
+  NOSHELL_FALLBACK_PIDFD = 2,
+  NOSHELL_FAULT_CAPTURE = 4  /* fault injection: every output capture fails to start */
+};
+extern unsigned noshell_forced;
+
 /* Resolve file against search_path the way execvp in the child would
  * (relative entries against cwd, if not NULL), without execvp's ENOEXEC
- * fallback to /bin/sh. Checks run with the parent's credentials. Writes into
+ * fallback to /bin/sh. Checks run with the parent's credentials, so a spawn
+ * that changes uid/gid searches in the child instead (child.c). Writes into
  * buf (size len). Returns 0 or errno. */
 int noshell_resolve(const char* file, const char* search_path,
                     const char* cwd, char* buf, size_t len);

@@ -90,7 +90,19 @@ Napi::Value WatchKill(const Napi::CallbackInfo& info) {
   int err = 0;
   if (w->reaped) return Napi::Number::New(env, ESRCH);
   if (mode == 0 && w->exited) return Napi::Number::New(env, ESRCH);
-  if (kill(mode != 0 ? -w->pid : w->pid, sig) != 0) err = errno;
+  if (mode == 0) {
+    if (kill(w->pid, sig) != 0) err = errno;
+  } else {
+    // The group, and the child itself while it runs: a child that moved to
+    // another group (setpgid, setsid) is no longer reached by -pid, and a
+    // timeout must still bound it (issue 8). Until it is reaped the pid is
+    // still ours. Either delivery counts as success.
+    int group_err = kill(-w->pid, sig) == 0 ? 0 : errno;
+    if (w->exited)
+      err = group_err;
+    else if (kill(w->pid, sig) != 0 && group_err != 0)
+      err = errno;
+  }
   if (mode == 2) {
     if (w->exited) {
       kill(-w->pid, SIGKILL);

@@ -10,6 +10,9 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include <new>
+
+#include "spawn.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -177,7 +180,9 @@ static void StartExitWatch(Watch* w) {
   w->exit_watch_started = true;
   // pidfd_open fds are always O_CLOEXEC. The child cannot have been reaped
   // yet (only we reap it), so its pid still names it.
-  int fd = static_cast<int>(syscall(SYS_pidfd_open, w->pid, 0));
+  int fd = (noshell_forced & NOSHELL_FALLBACK_PIDFD)
+               ? -1
+               : static_cast<int>(syscall(SYS_pidfd_open, w->pid, 0));
   if (fd >= 0 && uv_poll_init(w->loop, &w->h.poll, fd) == 0) {
     w->pidfd = fd;
   } else {
@@ -208,9 +213,25 @@ void EnsureExitWatch(Watch* w) {
   StartExitWatch(w);
 }
 
-Napi::Value WatchChild(Napi::Env env, const WatchRequest& req) {
+// The child cannot be watched: kill and reap it now rather than leak a
+// zombie or an exec that never settles.
+static void KillAndReap(pid_t pid) {
+  kill(pid, SIGKILL);
+  while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+Napi::Value WatchChild(Napi::Env env, const WatchRequest& req, int* error) {
   uv_loop_t* loop = nullptr;
-  Watch* w = new Watch();
+  // -fno-exceptions: a throwing new would abort the host process.
+  Watch* w = new (std::nothrow) Watch();
+  if (w == nullptr) {
+    for (int fd : req.capture_fd)
+      if (fd >= 0) close(fd);
+    KillAndReap(req.pid);
+    *error = ENOMEM;
+    return Napi::Value();
+  }
   w->env = env;
   w->pid = req.pid;
   w->as_string = req.as_string;
@@ -233,22 +254,17 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req) {
     }
     err = CaptureStart(loop, &w->cap[i], req.capture_fd[i], req.max_buffer,
                        req.truncate, OnCaptureEnd, OnCaptureClosed, w);
-    if (err == 0) w->handles++;
+    if (w->cap[i].initialized) w->handles++;
   }
   if (err != 0) {
-    // Cannot watch it: kill and reap now rather than leak a zombie.
-    kill(req.pid, SIGKILL);
-    while (waitpid(req.pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    KillAndReap(req.pid);
     w->exited = w->reaped = w->reported = true;
     StopExitWatch(w);
     for (Capture& c : w->cap) CaptureStop(&c);
     ReleaseJs(w);
     if (w->pidfd >= 0 && w->handles == 0) close(w->pidfd);
-    MaybeDelete(w);
-    Napi::Error::New(env, std::string("noshell: cannot watch child: ") +
-                              uv_strerror(err))
-        .ThrowAsJavaScriptException();
+    MaybeDelete(w);  // now, or once the capture handles have closed
+    *error = -err;   // libuv errors are negative errnos on Linux
     return Napi::Value();
   }
   napi_add_async_cleanup_hook(env, CleanupHook, w, &w->cleanup);

@@ -27,9 +27,10 @@ struct WatchRequest {
 };
 
 // Returns the watch's id (a number) for WatchRef/WatchUnref/WatchKill/
-// WatchAbandon, or an empty value with a pending exception (the child is then
-// killed and reaped).
-Napi::Value WatchChild(Napi::Env env, const WatchRequest& req);
+// WatchAbandon, or an empty value (no exception) with *error set to an errno
+// when its output or exit cannot be watched: the child is then killed and
+// reaped, and its captured fds closed.
+Napi::Value WatchChild(Napi::Env env, const WatchRequest& req, int* error);
 
 Napi::Value WatchRef(const Napi::CallbackInfo& info);
 Napi::Value WatchUnref(const Napi::CallbackInfo& info);

@@ -56,6 +56,8 @@ export interface NativeBinding {
     maxBuffer: number,
     onExit: NativeExitCallback,
     onOverflow: NativeOverflowCallback | undefined,
+    /** Supplementary groups (with the SetGid flag); null clears them. */
+    groups: Uint32Array | null,
   ): NativeWatch | undefined;
   ref(watch: NativeWatch): void;
   unref(watch: NativeWatch): void;

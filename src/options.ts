@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { NativeFlag, NativeMethod, NativeStdio } from './binding';
 import { signalNumber } from './status';
+import { normalizeCredentials } from './credentials';
 import { buildEnv } from './env';
 import { checkString, describe } from './validate';
 
@@ -33,8 +34,12 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Child leads its own process group, so timeouts reach grandchildren (default true). */
   processGroup?: boolean;
+  /** Run as this user; needs gid too. Uses the vfork path. */
   uid?: number;
+  /** Run as this group (supplementary groups are cleared unless `groups` is given). */
   gid?: number;
+  /** Supplementary group ids (with gid). */
+  groups?: readonly number[];
   /** 'auto' (default) takes posix_spawn, or vfork when uid/gid are set. 'fork' is for benchmarks. */
   method?: SpawnMethod;
 }
@@ -50,6 +55,7 @@ export interface NormalizedSpawn {
   flags: number;
   uid: number;
   gid: number;
+  groups: Uint32Array | null;
   method: NativeMethod;
   timeout: number;
   killSignal: number;
@@ -60,7 +66,7 @@ export interface NormalizedSpawn {
 
 const spawnKeys = new Set([
   'cwd', 'env', 'extendEnv', 'argv0', 'stdin', 'stdout', 'stderr', 'timeout', 'killSignal',
-  'forceKillAfter', 'signal', 'processGroup', 'uid', 'gid', 'method',
+  'forceKillAfter', 'signal', 'processGroup', 'uid', 'gid', 'groups', 'method',
 ]);
 
 const methods: Record<string, NativeMethod> = {
@@ -94,13 +100,6 @@ function checkMs(value: unknown, option: string): number {
     throw new RangeError(`${option} must be at most ${MAX_TIMER_MS} ms or Infinity, got ${value}`);
   }
   return value === Infinity ? 0 : value;
-}
-
-function checkId(value: unknown, option: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0xfffffffe) {
-    throw new TypeError(`${option} must be a non-negative integer id, got ${describe(value)}`);
-  }
-  return value;
 }
 
 function stdioKind(value: unknown, i: number, out: Int32Array): void {
@@ -168,16 +167,8 @@ export function normalizeSpawn(
   }
   const processGroup = o.processGroup !== false;
   let flags = processGroup ? NativeFlag.NewProcessGroup : 0;
-  let uid = 0;
-  let gid = 0;
-  if (o.uid !== undefined) {
-    uid = checkId(o.uid, 'uid');
-    flags |= NativeFlag.SetUid;
-  }
-  if (o.gid !== undefined) {
-    gid = checkId(o.gid, 'gid');
-    flags |= NativeFlag.SetGid;
-  }
+  const creds = normalizeCredentials(o.uid, o.gid, o.groups);
+  flags |= creds.flags;
 
   const method = methods[o.method ?? 'auto'];
   if (method === undefined || !Object.hasOwn(methods, o.method ?? 'auto')) {
@@ -198,7 +189,8 @@ export function normalizeSpawn(
   }
 
   return {
-    file: file as string, argv, envp, searchPath, cwd, stdio, flags, uid, gid, method,
+    file: file as string, argv, envp, searchPath, cwd, stdio, flags,
+    uid: creds.uid, gid: creds.gid, groups: creds.groups, method,
     timeout, killSignal, forceKillAfter, signal: o.signal, processGroup,
   };
 }

@@ -31,6 +31,7 @@ export function spawnNormalized(opts: NormalizedSpawn, capture?: CaptureRequest)
     (code, sig, userUs, systemUs, maxRss, stdout, stderr, overflowed) =>
       child!._onExit(code, sig, userUs, systemUs, maxRss, stdout, stderr, overflowed),
     capture?.onOverflow,
+    opts.groups,
   );
   if (watch === undefined) {
     throw new SpawnError(out[0], binding.steps[out[1]] ?? 'spawn', opts.file, opts.argv.slice(1), opts.cwd ?? undefined);

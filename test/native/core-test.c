@@ -144,6 +144,31 @@ static void test_method(noshell_method_t method, int can_see_errors) {
   CHECK(err == EBADF && child.step == NOSHELL_STEP_STDIO, "EBADF: %d", err);
 }
 
+/* uid/gid: the PATH search happens in the child, after the credentials
+ * change, and the close_range fallback lists /proc/self/fd. */
+static void test_credentials(noshell_method_t method, int check_exec_errors) {
+  noshell_spawn_t req;
+  noshell_child_t child;
+  char* argv[] = {(char*) "true", NULL};
+  char* missing[] = {(char*) "no-such-program-here", NULL};
+  int err;
+  init(&req, method, argv);
+  req.search_path = "/nonexistent:/bin";
+  req.flags = NOSHELL_SET_UID | NOSHELL_SET_GID;
+  req.uid = 65534;
+  req.gid = 65534;
+  req.stdio[0].kind = req.stdio[1].kind = req.stdio[2].kind = NOSHELL_STDIO_IGNORE;
+  err = noshell_spawn(&req, &child);
+  CHECK(err == 0, "setuid spawn (method %d): %d step %d", method, err, child.step);
+  if (err == 0) CHECK(wait_status(child.pid) == 0, "true as nobody");
+  if (!check_exec_errors) return;
+  req.file = missing[0];
+  req.argv = missing;
+  err = noshell_spawn(&req, &child);
+  CHECK(err == ENOENT && child.step == NOSHELL_STEP_RESOLVE,
+        "missing as nobody (method %d): %d step %d", method, err, child.step);
+}
+
 int main(void) {
   /* Under valgrind a CLONE_VM|CLONE_VFORK child (ours, and glibc's
    * posix_spawn) runs as a fork with its own memory, so an exec error only
@@ -158,6 +183,14 @@ int main(void) {
   test_method(NOSHELL_METHOD_VFORK, !under_valgrind);
   test_method(NOSHELL_METHOD_FORK, 1);
   test_method(NOSHELL_METHOD_AUTO, !under_valgrind);
+  if (geteuid() == 0) {
+    test_credentials(NOSHELL_METHOD_VFORK, !under_valgrind);
+    test_credentials(NOSHELL_METHOD_FORK, 1);
+  }
+  noshell_forced = NOSHELL_FALLBACK_CLOSE_RANGE;
+  test_method(NOSHELL_METHOD_VFORK, !under_valgrind);
+  test_method(NOSHELL_METHOD_FORK, 1);
+  noshell_forced = 0;
   CHECK(noshell_resolve("sh", "/nonexistent:/bin", NULL, path, sizeof(path)) == 0 &&
             strcmp(path, "/bin/sh") == 0, "resolve: %s", path);
   CHECK(noshell_resolve("sh", "", "/bin", path, sizeof(path)) == 0 && strcmp(path, "sh") == 0,

@@ -1,0 +1,87 @@
+// The paths old kernels take (no pidfd_open before 5.3, no close_range before
+// 5.9) and a capture that cannot start, forced by the switches the addon
+// reads at load. Each case runs in its own Node process.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const script = path.resolve(__dirname, 'fallback', 'exercise.js');
+const hasStrace = spawnSync('strace', ['-V']).status === 0;
+if (!hasStrace) console.warn('skipped: syscall checks of the fallbacks need strace (apt-get install strace)');
+
+function run(env: Record<string, string>): Record<string, any> {
+  return JSON.parse(execFileSync(process.execPath, [script], { env: { ...process.env, ...env }, encoding: 'utf8' }));
+}
+
+/** Syscall names the process tree made (strace -f -c summary). */
+function syscallsOf(env: Record<string, string>): Set<string> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-strace-'));
+  const summary = path.join(dir, 'summary');
+  try {
+    const r = spawnSync('strace', ['-f', '-qq', '-c', '-o', summary, process.execPath, script], {
+      env: { ...process.env, ...env }, encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    return syscallNames(readFileSync(summary, 'utf8'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function syscallNames(text: string): Set<string> {
+  const names = new Set<string>();
+  for (const line of text.split('\n')) {
+    const m = /\s(\w+)\s*$/.exec(line);
+    if (m && /^\s*[\d.]+\s/.test(line)) names.add(m[1]);
+  }
+  return names;
+}
+
+describe('forced fallbacks', () => {
+  it('default: pidfds and close_range, children see only fds 0-2', () => {
+    const out = run({});
+    expect(out).toMatchObject({ fds_posix_spawn: '0,1,2', fds_vfork: '0,1,2', fds_fork: '0,1,2', echo: 'captured\n' });
+    expect(out.pidfdsWhileRunning).toBeGreaterThanOrEqual(1);
+    expect(out).toMatchObject({ childrenLeft: 0, fdsLeaked: 0 });
+  });
+
+  it('NOSHELL_NO_PIDFD: exits found by polling the status, same results', () => {
+    const out = run({ NOSHELL_NO_PIDFD: '1' });
+    expect(out.pidfdsWhileRunning).toBe(0);
+    expect(out.sleep.exitCode).toBe(0);
+    expect(out.sleep.durationMs).toBeGreaterThanOrEqual(290);
+    expect(out.sleep.durationMs).toBeLessThan(1500);
+    expect(out.timeout).toEqual({ timedOut: true, signal: 'SIGTERM', stdout: 'started\n' });
+    expect(out.check).toEqual({ state: 1, output: 'WARNING: warn' });
+    expect(out).toMatchObject({ echo: 'captured\n', childrenLeft: 0, fdsLeaked: 0 });
+  });
+
+  it('NOSHELL_NO_CLOSE_RANGE: the clone and fork paths close inherited fds by listing /proc/self/fd', () => {
+    const out = run({ NOSHELL_NO_CLOSE_RANGE: '1' });
+    expect(out).toMatchObject({ fds_posix_spawn: '0,1,2', fds_vfork: '0,1,2', fds_fork: '0,1,2' });
+    expect(out).toMatchObject({ echo: 'captured\n', childrenLeft: 0, fdsLeaked: 0 });
+  });
+
+  it.runIf(hasStrace)('the switches really take the fallbacks (strace)', () => {
+    const normal = syscallsOf({});
+    expect(normal.has('pidfd_open')).toBe(true);
+    expect(normal.has('close_range')).toBe(true);
+    const forced = syscallsOf({ NOSHELL_NO_PIDFD: '1', NOSHELL_NO_CLOSE_RANGE: '1' });
+    expect(forced.has('pidfd_open')).toBe(false);
+    // posix_spawn (glibc) still uses close_range itself; the listing is ours.
+    expect(forced.has('getdents64')).toBe(true);
+  });
+
+  it('a capture that fails to start is a SpawnError, not an exec that never settles', () => {
+    // Before: on_end never ran, exec hung forever and the zombie was never reaped.
+    const out = run({ NOSHELL_FAULT_CAPTURE: '1' });
+    expect(out.echoError).toEqual({ name: 'SpawnError', code: 'EMFILE', step: 'capture', syscall: 'spawn /bin/echo' });
+    expect(out.timeoutError).toEqual({ name: 'SpawnError', code: 'EMFILE', step: 'capture' });
+    expect(out.fds_vfork).toBeUndefined();
+    expect(out.check.state).toBe(3);
+    expect(out.check.output).toMatch(/EMFILE/);
+    expect(out).toMatchObject({ childrenLeft: 0, fdsLeaked: 0 });
+  });
+});
