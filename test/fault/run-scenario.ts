@@ -1,0 +1,64 @@
+// Runs one fault scenario (test/fault/<name>.mjs) in a Node process of its
+// own and reads back its JSON summary; the shared assertions on it.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { expect } from 'vitest';
+
+const FAULT = __dirname;
+export const BIN = path.resolve(__dirname, '..', 'fixtures', 'bin');
+// RLIMIT_NPROC is not enforced for root: those scenarios drop to nobody.
+export const AS_NOBODY = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+
+export interface Outcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  summary: any;
+}
+
+/** Runs `prefix… node test/fault/<name>.mjs` in its own process group; kills the group if it outlives `ms`. */
+export function runScenario(name: string, prefix: string[] = [], ms = 30_000): Promise<Outcome> {
+  const argv = [...prefix, process.execPath, path.join(FAULT, `${name}.mjs`)];
+  return new Promise((resolve, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const guard = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), ms);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(guard);
+      // Nothing the scenario started may outlive it in its group.
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // ESRCH: the group is empty, as it should be
+      }
+      const last = stdout.trim().split('\n').pop() ?? '';
+      let summary: unknown = null;
+      try {
+        summary = JSON.parse(last);
+      } catch {
+        // no summary: the assertions below say what came out instead
+      }
+      resolve({ code, signal, stderr, summary });
+    });
+  });
+}
+
+/** The scenario exited 0 after its summary, and came back to its baseline. */
+export function expectSurvivedClean(o: Outcome): void {
+  expect({ code: o.code, signal: o.signal, stderr: o.stderr.slice(-2000) }).toEqual({ code: 0, signal: null, stderr: expect.any(String) });
+  expect(o.summary?.hung).toBeUndefined();
+  const { baseline, after } = o.summary;
+  expect(after.fds).toBe(baseline.fds);
+  expect(after.threads).toBe(baseline.threads);
+  expect(after.children).toEqual([]);
+  expect(after.laterExec).toBe('after\n');
+}
+
+export function spawnError(code: string, step: string, file: string) {
+  return expect.objectContaining({ name: 'SpawnError', code, step, syscall: `spawn ${file}`, path: file });
+}
