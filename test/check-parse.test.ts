@@ -1,5 +1,10 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { checkRange, parsePerfdata, parsePerfdataDetailed, parsePluginOutput, parseRange } from '../src/index';
+import {
+  checkRange, formatPerfdata, parsePerfdata, parsePerfdataDetailed, parsePluginOutput, parseRange, runCheck,
+} from '../src/index';
+import { childProcesses } from './helpers';
+import { repeatTo, timeRatio } from './linear-time';
 
 describe('parseRange / checkRange (monitoring-plugins guidelines)', () => {
   // [range, alerts for these values, does not alert for these]
@@ -77,5 +82,86 @@ describe('parsePluginOutput', () => {
     expect(parsePluginOutput('OK - fine\r\nmore\r\n')).toMatchObject({ output: 'OK - fine', longOutput: 'more', perfdata: [] });
     expect(parsePluginOutput('')).toMatchObject({ output: '', longOutput: '', perfdata: [] });
     expect(parsePluginOutput('OK | ')).toMatchObject({ output: 'OK', perfdata: [] });
+  });
+});
+
+describe('untrusted perfdata in linear time (issue 8)', () => {
+  // 65,000 digits and U+2028: the old value pattern `(.*)$` could not cross
+  // the line separator and backtracked over every digit, 3.6 s for one check.
+  const digitsThenLs = (n: number) => `a=${'1'.repeat(n)}\u2028`;
+
+  it('perfdata value of 65,000 digits followed by U+2028 parses in linear time', () => {
+    const adversarial = digitsThenLs(65_000);
+    const plain = repeatTo('time=0.001s;;;0; ', adversarial.length);
+    expect(adversarial.length).toBeGreaterThanOrEqual(65_000);
+    const ratio = timeRatio(parsePerfdata, adversarial, plain);
+    // Quadratic was ~1000x here (6 s against ~5 ms).
+    expect(ratio).toBeLessThan(20);
+  });
+
+  it('plugin output of 1 MiB ending in a digit run and U+2028/U+2029 parses in linear time', () => {
+    const size = 1 << 20;
+    const adversarial = `OK | a=${'1'.repeat(size)}\u2028 b=2\u2029\nmore | c=${'3'.repeat(size / 2)}\u2028 ${'4'.repeat(size / 2)}\u2029`;
+    const plain = `OK | ${repeatTo('time=0.001s;;;0; ', adversarial.length - 5)}`;
+    const ratio = timeRatio(parsePluginOutput, adversarial, plain, 3);
+    expect(ratio).toBeLessThan(20);
+    const r = parsePluginOutput(adversarial);
+    expect(r.perfdata.map((p) => [p.label, p.uom])).toEqual([['a', '\u2028'], ['b', '\u2029'], ['c', '\u2028']]);
+    expect(r.perfdataErrors).toHaveLength(1); // the label-less digit run on the second line
+    expect(r.longOutput).toBe('more ');
+  });
+
+  it('U+2028, U+2029 and no-break space are ordinary characters in perfdata, not separators', () => {
+    expect(parsePerfdata('a=1\u2028 b=2ms\u2029;5 c\u00a0d=3')).toEqual([
+      { label: 'a', value: 1, uom: '\u2028' },
+      { label: 'b', value: 2, uom: 'ms\u2029', warn: { start: 0, end: 5, alertInside: false } },
+      { label: 'c\u00a0d', value: 3, uom: '' },
+    ]);
+    // Only ASCII blanks separate items.
+    expect(parsePerfdata('a=1\tb=2\rc=3\nd=4').map((p) => p.label)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('runCheck of a plugin printing 65,000 digits and U+2028 does not block the event loop', async () => {
+    const before = new Set(childProcesses().map((c) => c.pid));
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const r = await runCheck(['/usr/bin/printf', 'OK | a=%s\u2028', '1'.repeat(65_000)]);
+    // A blocked loop is recorded when the histogram's timer next fires: let it.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    delay.disable();
+    // The whole check blocked the loop for 3.6 s before; now parsing is ~1 ms.
+    expect(delay.max / 1e6).toBeLessThan(500);
+    expect(r.truncated).toBe(false);
+    expect(r).toMatchObject({ state: 0, output: 'OK', perfdataErrors: [] });
+    expect(r.perfdata).toEqual([{ label: 'a', value: Number('1'.repeat(65_000)), uom: '\u2028' }]);
+    expect(childProcesses().filter((c) => !before.has(c.pid))).toEqual([]);
+  });
+});
+
+describe('formatPerfdata reads back as the same data', () => {
+  it('-0, infinities and units that would continue a shorter number survive format then parse', () => {
+    // Each of these came back different before: "-0" printed as 0, 1e999 as
+    // "Infinity" (not a number), and `1,,5` (1 with unit ",5") as "1,5" = 1.5.
+    const text = "z=-0;-0:1;@0:-0;-0;1e999 big=1e999;~:-1e999;1e999: u=1,,5 e=1e5e5 p=7.5.5 n=U";
+    const parsed = parsePerfdata(text);
+    expect(parsed).toHaveLength(6);
+    expect(Object.is(parsed[0].value, -0)).toBe(true);
+    expect(parsed[2]).toEqual({ label: 'u', value: 1, uom: ',5' });
+    expect(parsed[3]).toEqual({ label: 'e', value: 1e5, uom: 'e5' });
+    const again = parsePerfdata(formatPerfdata(parsed));
+    expect(again).toEqual(parsed);
+    expect(Object.is(again[0].value, -0)).toBe(true);
+    expect(Object.is(again[0].min, -0)).toBe(true);
+    expect(Object.is(again[0].crit?.end, -0)).toBe(true);
+  });
+
+  it('labels with blanks, quotes, = and U+2028 are quoted so they read back', () => {
+    const data = [
+      { label: "it's = a label", value: 1, uom: '%' },
+      { label: "'", value: 2, uom: '' },
+      { label: 'line\u2028sep', value: 3, uom: 's' },
+      { label: 'semi;colon', value: null, uom: '' },
+    ];
+    expect(parsePerfdata(formatPerfdata(data))).toEqual(data);
   });
 });

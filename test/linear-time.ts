@@ -1,0 +1,44 @@
+// Complexity checks for parsers of untrusted text (issue 8). Wall-clock time
+// on a shared 2-core machine is noisy, so a test compares two inputs of the
+// same length in one process — adversarial against plain — and takes the
+// best of several runs of each: noise only ever adds time. A linear parser
+// stays within a small multiple; a quadratic one is off by 1000s at 1 MiB.
+import { performance } from 'node:perf_hooks';
+
+/** Fastest of `runs` calls of fn, in ms. */
+export function bestMs(fn: () => unknown, runs = 5): number {
+  let best = Infinity;
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    fn();
+    best = Math.min(best, performance.now() - t);
+  }
+  return best;
+}
+
+/** Text of exactly `length` UTF-16 units: `unit` repeated, cut at the end. */
+export function repeatTo(unit: string, length: number): string {
+  return unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+}
+
+/**
+ * Time of parse(adversarial) over time of parse(plain), both warmed up first.
+ * A floor of 1 ms on the plain time keeps a very fast plain run from turning
+ * timer jitter into a large ratio.
+ */
+export function timeRatio(parse: (text: string) => unknown, adversarial: string, plain: string, runs = 5): number {
+  parse(plain);
+  parse(adversarial);
+  const a = bestMs(() => parse(adversarial), runs);
+  const p = bestMs(() => parse(plain), runs);
+  return a / Math.max(p, 1);
+}
+
+/** Calls fn, keeping only the exceptions of the listed classes from escaping as failures. */
+export function onlyThrows(fn: () => unknown, ...allowed: Array<new (...args: never[]) => Error>): void {
+  try {
+    fn();
+  } catch (err) {
+    if (!allowed.some((cls) => err instanceof cls)) throw err;
+  }
+}
