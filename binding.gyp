@@ -23,8 +23,14 @@
         "NODE_ADDON_API_DISABLE_DEPRECATED"
       ],
       "cflags": ["-Wall", "-Wextra", "-O2", "-fvisibility=hidden"],
+      # -z nodelete: reaper threads run this library's code after Node
+      # unloads a worker's copy (reap-later.cc). No other link flags: the
+      # prebuild must need nothing newer than glibc 2.28 / GCC 8's libstdc++
+      # (test/glibc-baseline.test.ts), so glibc extensions are looked up at
+      # run time (addon.cc) and no static libstdc++ is linked in.
       "ldflags": [
-        "-Wl,-z,now"
+        "-Wl,-z,now",
+        "-Wl,-z,nodelete"
       ],
       "cflags_c": ["-std=gnu11"],
       "cflags_cc": ["-std=gnu++17"]

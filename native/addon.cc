@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <string>
-#include <vector>
+
+#include <uv.h>
 
 #include "spawn.h"
 #include "watch.h"
@@ -18,49 +18,79 @@
 namespace noshell {
 namespace {
 
-// Strings copied out of JS, plus the NULL-terminated char* array execve wants.
-class StringList {
- public:
-  bool Load(Napi::Env env, Napi::Value value) {
-    if (!value.IsArray()) return false;
-    Napi::Array arr = value.As<Napi::Array>();
-    uint32_t n = arr.Length();
-    strings_.resize(n);
-    ptrs_.resize(n + 1);
-    for (uint32_t i = 0; i < n; i++) {
-      napi_value item;
-      if (napi_get_element(env, arr, i, &item) != napi_ok ||
-          !CopyString(env, item, &strings_[i]))
-        return false;
-    }
-    for (uint32_t i = 0; i < n; i++) ptrs_[i] = &strings_[i][0];
-    ptrs_[n] = nullptr;
-    return true;
-  }
-  char* const* data() { return ptrs_.data(); }
+// A string copied out of JS with malloc: a failed allocation (a hostile
+// 500 MB argument) is a TypeError, not std::bad_alloc aborting the host
+// under -fno-exceptions. No std::vector either: its GCC 12 code needs
+// GLIBCXX_3.4.29, newer than the glibc 2.28 baseline's libstdc++ (issue 10).
+struct OwnedString {
+  char* p = nullptr;
+  OwnedString() = default;
+  OwnedString(const OwnedString&) = delete;
+  OwnedString& operator=(const OwnedString&) = delete;
+  ~OwnedString() { free(p); }
 
-  static bool CopyString(napi_env env, napi_value v, std::string* out) {
+  bool Copy(napi_env env, napi_value v) {
     size_t len = 0;
     if (napi_get_value_string_utf8(env, v, nullptr, 0, &len) != napi_ok)
       return false;
-    out->resize(len);
-    return napi_get_value_string_utf8(env, v, &(*out)[0], len + 1, &len) ==
-           napi_ok;
+    char* s = static_cast<char*>(malloc(len + 1));
+    if (s == nullptr) return false;
+    if (napi_get_value_string_utf8(env, v, s, len + 1, &len) != napi_ok) {
+      free(s);
+      return false;
+    }
+    free(p);
+    p = s;
+    return true;
   }
-
- private:
-  std::vector<std::string> strings_;
-  std::vector<char*> ptrs_;
 };
 
-bool OptionalString(napi_env env, Napi::Value v, std::string* out,
+// Strings copied out of a JS array, as the NULL-terminated array execve wants.
+class StringList {
+ public:
+  StringList() = default;
+  StringList(const StringList&) = delete;
+  StringList& operator=(const StringList&) = delete;
+  ~StringList() {
+    if (ptrs_ == nullptr) return;
+    for (uint32_t i = 0; i < n_; i++) free(ptrs_[i]);
+    free(ptrs_);
+  }
+
+  bool Load(napi_env env, napi_value value) {
+    bool is_array = false;
+    uint32_t n = 0;
+    if (napi_is_array(env, value, &is_array) != napi_ok || !is_array ||
+        napi_get_array_length(env, value, &n) != napi_ok)
+      return false;
+    ptrs_ = static_cast<char**>(calloc(static_cast<size_t>(n) + 1, sizeof(char*)));
+    if (ptrs_ == nullptr) return false;
+    n_ = n;
+    for (uint32_t i = 0; i < n; i++) {
+      napi_value item;
+      OwnedString s;
+      if (napi_get_element(env, value, i, &item) != napi_ok || !s.Copy(env, item))
+        return false;
+      ptrs_[i] = s.p;
+      s.p = nullptr;
+    }
+    return true;
+  }
+  char* const* data() const { return ptrs_; }
+
+ private:
+  char** ptrs_ = nullptr;
+  uint32_t n_ = 0;
+};
+
+bool OptionalString(napi_env env, Napi::Value v, OwnedString* out,
                     const char** ptr) {
   if (v.IsNull() || v.IsUndefined()) {
     *ptr = nullptr;
     return true;
   }
-  if (!v.IsString() || !StringList::CopyString(env, v, out)) return false;
-  *ptr = out->c_str();
+  if (!v.IsString() || !out->Copy(env, v)) return false;
+  *ptr = out->p;
   return true;
 }
 
@@ -91,11 +121,10 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
     return Napi::Value();
   }
 
-  std::string file, search_path, cwd;
+  OwnedString file, search_path, cwd;
   StringList argv, envp;
   noshell_spawn_t req = {};
-  bool ok = StringList::CopyString(env, info[0], &file) &&
-            argv.Load(env, info[1]) &&
+  bool ok = file.Copy(env, info[0]) && argv.Load(env, info[1]) &&
             OptionalString(env, info[3], &search_path, &req.search_path) &&
             OptionalString(env, info[4], &cwd, &req.cwd);
   if (ok && !(info[2].IsNull() || info[2].IsUndefined()))
@@ -106,7 +135,7 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
     return Napi::Value();
   }
 
-  req.file = file.c_str();
+  req.file = file.p;
   req.argv = argv.data();
   req.envp = (info[2].IsNull() || info[2].IsUndefined()) ? nullptr : envp.data();
   for (int i = 0; i < 3; i++) {
@@ -118,18 +147,19 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   req.gid = info[8].As<Napi::Number>().Uint32Value();
   req.method = static_cast<noshell_method_t>(
       info[9].As<Napi::Number>().Int32Value());
-  std::vector<gid_t> groups;
   if (info[15].IsTypedArray()) {
+    // gid_t is uint32_t on Linux: the array's memory is the list setgroups()
+    // takes, and it stays alive (info holds it) until noshell_spawn returns.
     Napi::Uint32Array g = info[15].As<Napi::Uint32Array>();
     if (g.TypedArrayType() != napi_uint32_array) {
       Napi::TypeError::New(env, "noshell: groups must be a Uint32Array")
           .ThrowAsJavaScriptException();
       return Napi::Value();
     }
-    groups.assign(g.Data(), g.Data() + g.ElementLength());
+    static_assert(sizeof(gid_t) == sizeof(uint32_t), "gid_t is 32 bits");
+    req.groups = reinterpret_cast<const gid_t*>(g.Data());
+    req.ngroups = g.ElementLength();
   }
-  req.groups = groups.data();
-  req.ngroups = groups.size();
   uint32_t capture = info[11].As<Napi::Number>().Uint32Value();
   double max_buffer = info[12].As<Napi::Number>().DoubleValue();
 
@@ -174,6 +204,31 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   return watch;
 }
 
+// The glibc functions a link-time reference would make the addon require a
+// newer glibc for (issue 10: the prebuild must load on glibc 2.28), looked up
+// once in the libc (and, before glibc 2.34, libpthread) already loaded.
+uv_once_t libc_once = UV_ONCE_INIT;
+
+void* FindLibcSymbol(const char* name) {
+  static const char* const libs[] = {"libc.so.6", "libpthread.so.0"};
+  for (const char* lib : libs) {
+    uv_lib_t handle;
+    void* ptr = nullptr;
+    if (uv_dlopen(lib, &handle) != 0) continue;
+    // Already loaded by Node: closing our handle unloads nothing.
+    bool found = uv_dlsym(&handle, name, &ptr) == 0;
+    uv_dlclose(&handle);
+    if (found) return ptr;
+  }
+  return nullptr;
+}
+
+void ResolveLibc() {
+  noshell_addclosefrom_np = FindLibcSymbol("posix_spawn_file_actions_addclosefrom_np");
+  noshell_addchdir_np = FindLibcSymbol("posix_spawn_file_actions_addchdir_np");
+  SetThreadDetach(FindLibcSymbol("pthread_detach"));
+}
+
 bool EnvFlag(const char* name) {
   const char* v = getenv(name);
   return v != nullptr && v[0] != '\0' && strcmp(v, "0") != 0;
@@ -186,7 +241,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   if (EnvFlag("NOSHELL_NO_CLOSE_RANGE")) forced |= NOSHELL_FALLBACK_CLOSE_RANGE;
   if (EnvFlag("NOSHELL_NO_PIDFD")) forced |= NOSHELL_FALLBACK_PIDFD;
   if (EnvFlag("NOSHELL_FAULT_CAPTURE")) forced |= NOSHELL_FAULT_CAPTURE;
+  if (EnvFlag("NOSHELL_NO_SPAWN_NP")) forced |= NOSHELL_FALLBACK_SPAWN_NP;
   __atomic_store_n(&noshell_forced, forced, __ATOMIC_RELAXED);
+  uv_once(&libc_once, ResolveLibc);
 
   Napi::Array steps = Napi::Array::New(env, NOSHELL_STEP_COUNT);
   for (uint32_t i = 0; i < NOSHELL_STEP_COUNT; i++)

@@ -2,6 +2,7 @@
  * that a missing program is ENOENT from spawn, never an exit status. */
 #define _GNU_SOURCE
 #include "spawn.h"
+#include "spawn-internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,7 +23,7 @@ static int is_exec_candidate(const char* path, const char* cwd,
     if (n < 0 || (size_t) n >= sizeof(full)) return 0;
     path = full;
   }
-  if (stat(path, &st) != 0) {
+  if (noshell_stat(path, &st) != 0) {
     if (errno == EACCES) *saw_eacces = 1;
     return 0;
   }

@@ -4,6 +4,30 @@
 
 #include "spawn.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* stat()/fstat() without glibc's stat64@GLIBC_2.33 symbols, so the prebuilt
+ * addon loads on glibc 2.28 (issue 10). On these two the kernel's struct
+ * stat is glibc's. */
+#if defined(__x86_64__) || defined(__aarch64__)
+static inline int noshell_stat(const char* path, struct stat* st) {
+  return (int) syscall(SYS_newfstatat, AT_FDCWD, path, st, 0);
+}
+static inline int noshell_fstat(int fd, struct stat* st) {
+  return (int) syscall(SYS_newfstatat, fd, "", st, AT_EMPTY_PATH);
+}
+#else
+static inline int noshell_stat(const char* path, struct stat* st) {
+  return stat(path, st);
+}
+static inline int noshell_fstat(int fd, struct stat* st) {
+  return fstat(fd, st);
+}
+#endif
+
 typedef struct {
   int src[3];          /* fd that becomes the child's 0, 1, 2 */
   int close_after[6];  /* the child's pipe ends and moved fds */

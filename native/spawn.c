@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,52 @@ static const char* const step_names[NOSHELL_STEP_COUNT] = {
 
 unsigned noshell_forced = 0;
 
+void* noshell_addclosefrom_np = NULL;
+void* noshell_addchdir_np = NULL;
+
+typedef int (*addclosefrom_fn)(posix_spawn_file_actions_t*, int);
+typedef int (*addchdir_fn)(posix_spawn_file_actions_t*, const char*);
+
+static addclosefrom_fn closefrom_np(void) {
+  if (noshell_forced & NOSHELL_FALLBACK_SPAWN_NP) return NULL;
+  return (addclosefrom_fn) noshell_addclosefrom_np;
+}
+
+static addchdir_fn chdir_np(void) {
+  if (noshell_forced & NOSHELL_FALLBACK_SPAWN_NP) return NULL;
+  return (addchdir_fn) noshell_addchdir_np;
+}
+
+/* Without addclosefrom_np: close, in the child, every fd >= 3 that would
+ * survive execve (no FD_CLOEXEC), as listed in /proc/self/fd now. */
+static int add_close_inherited(posix_spawn_file_actions_t* fa) {
+  char buf[4096] __attribute__((aligned(8)));
+  int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  long n;
+  int err = 0;
+  if (dir < 0) return errno;
+  while (err == 0 && (n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
+    long off = 0;
+    while (err == 0 && off < n) {
+      unsigned short reclen;
+      const char* name = buf + off + 19; /* linux_dirent64.d_name */
+      int fd = 0;
+      int fl;
+      memcpy(&reclen, buf + off + 16, sizeof(reclen));
+      off += reclen;
+      if (*name < '0' || *name > '9') continue;
+      for (; *name >= '0' && *name <= '9' && fd < INT_MAX / 10; name++)
+        fd = fd * 10 + (*name - '0');
+      if (fd < 3 || fd == dir) continue;
+      fl = fcntl(fd, F_GETFD);
+      if (fl >= 0 && !(fl & FD_CLOEXEC))
+        err = posix_spawn_file_actions_addclose(fa, fd);
+    }
+  }
+  close(dir);
+  return err;
+}
+
 const char* noshell_step_name(noshell_step_t step) {
   if ((unsigned) step >= NOSHELL_STEP_COUNT) return "unknown";
   return step_names[step];
@@ -38,7 +85,7 @@ static noshell_step_t blame_posix_spawn(const noshell_spawn_t* req, int err) {
   if (req->cwd != NULL &&
       (err == ENOENT || err == ENOTDIR || err == EACCES || err == ELOOP ||
        err == ENAMETOOLONG)) {
-    if (stat(req->cwd, &st) != 0 || !S_ISDIR(st.st_mode) ||
+    if (noshell_stat(req->cwd, &st) != 0 || !S_ISDIR(st.st_mode) ||
         access(req->cwd, X_OK) != 0)
       return NOSHELL_STEP_CHDIR;
   }
@@ -88,10 +135,16 @@ static int spawn_posix(const noshell_spawn_t* req, const char* path,
     if ((err = posix_spawn_file_actions_adddup2(&fa, plan->src[i], i)) != 0)
       goto fail_attr;
   /* Only 0-2 survive into the child, whatever the parent forgot to CLOEXEC. */
-  if ((err = posix_spawn_file_actions_addclosefrom_np(&fa, 3)) != 0)
-    goto fail_attr;
+  err = closefrom_np() != NULL ? closefrom_np()(&fa, 3) : add_close_inherited(&fa);
+  if (err != 0) goto fail_attr;
+  if (req->cwd != NULL && chdir_np() == NULL) {
+    /* Only 'posix_spawn' asked for by name gets here ('auto' took vfork). */
+    err = ENOTSUP;
+    child->step = NOSHELL_STEP_CHDIR;
+    goto done;
+  }
   if (req->cwd != NULL &&
-      (err = posix_spawn_file_actions_addchdir_np(&fa, req->cwd)) != 0)
+      (err = chdir_np()(&fa, req->cwd)) != 0)
     goto fail_attr;
 
   err = posix_spawn(&child->pid, path, &fa, &attr, req->argv,
@@ -133,7 +186,9 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
   if (method == NOSHELL_METHOD_AUTO) {
     /* posix_spawn cannot change credentials; clone(CLONE_VFORK) costs the
      * same (glibc's posix_spawn is clone(CLONE_VM|CLONE_VFORK) underneath). */
-    method = (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID))
+    method = (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID)) ||
+                     closefrom_np() == NULL ||
+                     (req->cwd != NULL && chdir_np() == NULL)
                  ? NOSHELL_METHOD_VFORK
                  : NOSHELL_METHOD_POSIX_SPAWN;
   } else if (method == NOSHELL_METHOD_POSIX_SPAWN &&

@@ -88,13 +88,24 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child);
 const char* noshell_step_name(noshell_step_t step);
 
 /* Fallbacks a test can force (read once at load by the glue): the loop over
- * /proc/self/fd instead of close_range(), a status poll instead of pidfds. */
+ * /proc/self/fd instead of close_range(), a status poll instead of pidfds,
+ * glibc before 2.34 ('auto' takes the clone path). */
 enum {
   NOSHELL_FALLBACK_CLOSE_RANGE = 1,
   NOSHELL_FALLBACK_PIDFD = 2,
-  NOSHELL_FAULT_CAPTURE = 4  /* fault injection: every output capture fails to start */
+  NOSHELL_FAULT_CAPTURE = 4, /* fault injection: every output capture fails to start */
+  NOSHELL_FALLBACK_SPAWN_NP = 8 /* as on glibc < 2.34: no posix_spawn
+                                 * addclosefrom_np / addchdir_np */
 };
 extern unsigned noshell_forced;
+
+/* posix_spawn_file_actions_addclosefrom_np (glibc 2.34) and
+ * posix_spawn_file_actions_addchdir_np (2.29), found at run time by whoever
+ * loads the core (the glue: addon.cc). A link-time reference would make the
+ * prebuilt addon need that glibc; NULL means "not there", and 'auto' then
+ * takes the clone path. */
+extern void* noshell_addclosefrom_np;
+extern void* noshell_addchdir_np;
 
 /* Resolve file against search_path the way execvp in the child would
  * (relative entries against cwd, if not NULL), without execvp's ENOEXEC

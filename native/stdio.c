@@ -13,7 +13,7 @@
 static int is_devnull_rdwr(int fd) {
   struct stat st;
   int fl;
-  return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
+  return noshell_fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) &&
          st.st_rdev == makedev(1, 3) && (fl = fcntl(fd, F_GETFL)) >= 0 &&
          (fl & O_ACCMODE) == O_RDWR;
 }

@@ -51,8 +51,8 @@ struct Watch {
   uv_handle_t* exit_handle() { return reinterpret_cast<uv_handle_t*>(&h); }
 };
 
-// Gives w an id and makes it findable from JS.
-void Register(Watch* w);
+// Gives w an id and makes it findable from JS. False when out of memory.
+bool Register(Watch* w);
 void Unregister(Watch* w);
 // The live watch with that id in env, or nullptr (freed, or another env's).
 Watch* FindWatch(napi_env env, double id);

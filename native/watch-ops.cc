@@ -3,9 +3,8 @@
 #include <errno.h>
 #include <signal.h>
 
-#include <mutex>
-#include <unordered_map>
-#include <utility>
+#include <stdlib.h>
+#include <uv.h>
 
 #include "watch.h"
 #include "watch-internal.h"
@@ -14,31 +13,115 @@ namespace noshell {
 namespace {
 
 // Process-wide (workers have their own envs and loop threads); each entry
-// is only ever deleted by its own env's thread.
-std::mutex registry_mutex;
-std::unordered_map<uint64_t, std::pair<napi_env, Watch*>> registry;
+// is only ever deleted by its own env's thread. An open-addressing table
+// (linear probing, backward-shift deletion) in malloc'd memory: a failed
+// allocation is an error the caller reports, never std::bad_alloc aborting
+// the host under -fno-exceptions, and no libstdc++ newer than the glibc
+// 2.28 baseline's (issue 10).
+struct Slot {
+  uint64_t id;  // 0: empty
+  napi_env env;
+  Watch* watch;
+};
+
+uv_once_t registry_once = UV_ONCE_INIT;
+uv_mutex_t registry_mutex;
+Slot* slots = nullptr;
+size_t capacity = 0;  // a power of two, or 0
+size_t used = 0;
 uint64_t next_id = 1;
+
+void InitRegistry() {
+  // uv_mutex_init only fails without memory at process start; nothing works then.
+  if (uv_mutex_init(&registry_mutex) != 0) abort();
+}
+
+size_t Home(uint64_t id, size_t cap) {
+  // Ids are sequential: a multiplicative hash spreads them anyway.
+  return static_cast<size_t>((id * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+Slot* Find(uint64_t id) {
+  if (capacity == 0) return nullptr;
+  for (size_t i = Home(id, capacity);; i = (i + 1) & (capacity - 1)) {
+    if (slots[i].id == id) return &slots[i];
+    if (slots[i].id == 0) return nullptr;
+  }
+}
+
+void Insert(Slot* table, size_t cap, const Slot& entry) {
+  size_t i = Home(entry.id, cap);
+  while (table[i].id != 0) i = (i + 1) & (cap - 1);
+  table[i] = entry;
+}
+
+// Keeps the load at most 1/2. False when out of memory.
+bool Reserve() {
+  if ((used + 1) * 2 <= capacity) return true;
+  size_t cap = capacity == 0 ? 64 : capacity * 2;
+  Slot* table = static_cast<Slot*>(calloc(cap, sizeof(Slot)));
+  if (table == nullptr) return false;
+  for (size_t i = 0; i < capacity; i++)
+    if (slots[i].id != 0) Insert(table, cap, slots[i]);
+  free(slots);
+  slots = table;
+  capacity = cap;
+  return true;
+}
+
+void Erase(Slot* slot) {
+  // Backward-shift: move later entries of the probe run into the hole so a
+  // lookup never stops early at it.
+  size_t hole = static_cast<size_t>(slot - slots);
+  size_t i = hole;
+  for (;;) {
+    i = (i + 1) & (capacity - 1);
+    if (slots[i].id == 0) break;
+    size_t home = Home(slots[i].id, capacity);
+    // Movable if its home is not within (hole, i] cyclically.
+    bool in_range = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
+    if (!in_range) {
+      slots[hole] = slots[i];
+      hole = i;
+    }
+  }
+  slots[hole].id = 0;
+  used--;
+}
+
+class Lock {
+ public:
+  Lock() {
+    uv_once(&registry_once, InitRegistry);
+    uv_mutex_lock(&registry_mutex);
+  }
+  ~Lock() { uv_mutex_unlock(&registry_mutex); }
+};
 
 }  // namespace
 
-void Register(Watch* w) {
-  std::lock_guard<std::mutex> lock(registry_mutex);
+bool Register(Watch* w) {
+  Lock lock;
+  if (!Reserve()) return false;
   w->id = next_id++;
-  registry.emplace(w->id, std::make_pair(w->env, w));
+  Insert(slots, capacity, Slot{w->id, w->env, w});
+  used++;
+  return true;
 }
 
 void Unregister(Watch* w) {
   if (w->id == 0) return;
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  registry.erase(w->id);
+  Lock lock;
+  Slot* slot = Find(w->id);
+  if (slot != nullptr) Erase(slot);
 }
 
 Watch* FindWatch(napi_env env, double id) {
-  if (!(id >= 1)) return nullptr;
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  auto it = registry.find(static_cast<uint64_t>(id));
-  if (it == registry.end() || it->second.first != env) return nullptr;
-  return it->second.second;
+  if (!(id >= 1) || id > 9007199254740991.0) return nullptr;
+  Lock lock;
+  Slot* slot = Find(static_cast<uint64_t>(id));
+  if (slot == nullptr || slot->env != env) return nullptr;
+  return slot->watch;
 }
 
 static Watch* Unwrap(const Napi::CallbackInfo& info) {

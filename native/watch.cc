@@ -225,14 +225,15 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req, int* error) {
   uv_loop_t* loop = nullptr;
   // -fno-exceptions: a throwing new would abort the host process.
   Watch* w = new (std::nothrow) Watch();
-  if (w == nullptr) {
+  if (w != nullptr) w->env = env;
+  if (w == nullptr || !Register(w)) {
+    delete w;
     for (int fd : req.capture_fd)
       if (fd >= 0) close(fd);
     KillAndReap(req.pid);
     *error = ENOMEM;
     return Napi::Value();
   }
-  w->env = env;
   w->pid = req.pid;
   w->as_string = req.as_string;
   napi_create_reference(env, req.on_exit, 1, &w->on_exit);
@@ -268,7 +269,6 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req, int* error) {
     return Napi::Value();
   }
   napi_add_async_cleanup_hook(env, CleanupHook, w, &w->cleanup);
-  Register(w);
   return Napi::Number::New(env, static_cast<double>(w->id));
 }
 

@@ -32,6 +32,10 @@ struct WatchRequest {
 // reaped, and its captured fds closed.
 Napi::Value WatchChild(Napi::Env env, const WatchRequest& req, int* error);
 
+// pthread_detach as found at load (nullptr: leave finished reaper threads
+// unjoined). See reap-later.cc.
+void SetThreadDetach(void* fn);
+
 Napi::Value WatchRef(const Napi::CallbackInfo& info);
 Napi::Value WatchUnref(const Napi::CallbackInfo& info);
 Napi::Value WatchKill(const Napi::CallbackInfo& info);

@@ -43,6 +43,7 @@ describe('forced fallbacks', () => {
   it('default: pidfds and close_range, children see only fds 0-2', () => {
     const out = run({});
     expect(out).toMatchObject({ fds_posix_spawn: '0,1,2', fds_vfork: '0,1,2', fds_fork: '0,1,2', echo: 'captured\n' });
+    expect(out).toMatchObject({ cwd_auto: '/usr\n', cwd_posix_spawn: '/usr\n' });
     expect(out.pidfdsWhileRunning).toBeGreaterThanOrEqual(1);
     expect(out).toMatchObject({ childrenLeft: 0, fdsLeaked: 0 });
   });
@@ -72,6 +73,15 @@ describe('forced fallbacks', () => {
     expect(forced.has('pidfd_open')).toBe(false);
     // posix_spawn (glibc) still uses close_range itself; the listing is ours.
     expect(forced.has('getdents64')).toBe(true);
+  });
+
+  it('NOSHELL_NO_SPAWN_NP (glibc < 2.34): auto clones, posix_spawn closes inherited fds one by one', () => {
+    const out = run({ NOSHELL_NO_SPAWN_NP: '1' });
+    expect(out).toMatchObject({ fds_posix_spawn: '0,1,2', fds_vfork: '0,1,2', fds_fork: '0,1,2' });
+    expect(out.cwd_auto).toBe('/usr\n');
+    // Asked for by name, posix_spawn cannot change directory without addchdir_np.
+    expect(out.cwd_posix_spawn).toEqual({ name: 'SpawnError', code: 'ENOTSUP', step: 'chdir' });
+    expect(out).toMatchObject({ echo: 'captured\n', childrenLeft: 0, fdsLeaked: 0 });
   });
 
   it('a capture that fails to start is a SpawnError, not an exec that never settles', () => {

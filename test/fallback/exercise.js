@@ -39,6 +39,14 @@ function children() {
     if (r !== null) out[`fds_${method}`] = /fds=(.*)/.exec(r.stdout)[1];
   }
   for (const fd of extra) closeSync(fd);
+  // cwd: posix_spawn needs glibc's addchdir_np for it ('auto' otherwise clones).
+  for (const method of ['auto', 'posix_spawn']) {
+    try {
+      out[`cwd_${method}`] = (await noshell.execFile('/bin/pwd', [], { cwd: '/usr', method })).stdout;
+    } catch (e) {
+      out[`cwd_${method}`] = { name: e.name, code: e.code, step: e.step };
+    }
+  }
 
   // An exit watched from the start (no capture): pidfd or the status poll.
   const child = noshell.spawn('sleep', ['0.3'], { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' });

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,9 @@ static void test_credentials(noshell_method_t method, int check_exec_errors) {
 }
 
 int main(void) {
+  /* The glue finds these at load; this driver links against them. */
+  noshell_addclosefrom_np = (void*) posix_spawn_file_actions_addclosefrom_np;
+  noshell_addchdir_np = (void*) posix_spawn_file_actions_addchdir_np;
   /* Under valgrind a CLONE_VM|CLONE_VFORK child (ours, and glibc's
    * posix_spawn) runs as a fork with its own memory, so an exec error only
    * the child sees cannot reach the parent on those paths. */
