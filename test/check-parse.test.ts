@@ -1,5 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { numberValue, parseNumber, scanNumber } from '../src/check/number';
 import {
   checkRange, formatPerfdata, parsePerfdata, parsePerfdataDetailed, parsePluginOutput, parseRange, runCheck,
 } from '../src/index';
@@ -163,5 +165,34 @@ describe('formatPerfdata reads back as the same data', () => {
       { label: 'semi;colon', value: null, uom: '' },
     ];
     expect(parsePerfdata(formatPerfdata(data))).toEqual(data);
+  });
+});
+
+describe('number scan agrees with the patterns it replaced (short inputs, where they were fast)', () => {
+  // The patterns as they were before issue 8, as an oracle.
+  const OLD_VALUE = /^([-+]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][-+]?\d+)?)(.*)$/;
+  const OLD_NUMBER = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+  const oldParseNumber = (text: string) => {
+    const t = text.includes(',') && !text.includes('.') ? text.replace(',', '.') : text;
+    return OLD_NUMBER.test(t) ? Number(t) : null;
+  };
+  const numberish = fc
+    .array(fc.constantFrom('1', '0', '9', '.', ',', 'e', 'E', '+', '-', 'x', 'U', ' ', '%', 'ms', '\u2028'), { maxLength: 12 })
+    .map((parts) => parts.join(''));
+  const text = fc.oneof(numberish, fc.string({ maxLength: 12 }));
+
+  it('a perfdata value splits into number and unit where the old pattern split it', () => {
+    fc.assert(fc.property(text.filter((t) => !/[\n\r\u2028\u2029]/.test(t)), (raw) => {
+      const m = OLD_VALUE.exec(raw);
+      const end = scanNumber(raw, 0);
+      expect(end === 0 ? null : [raw.slice(0, end), raw.slice(end)]).toEqual(m === null ? null : [m[1], m[2]]);
+      if (m !== null) expect(numberValue(raw.slice(0, end))).toBe(oldParseNumber(m[1]));
+    }), { numRuns: 2000 });
+  });
+
+  it('parseNumber accepts and reads exactly what the old pattern did', () => {
+    fc.assert(fc.property(text, (t) => {
+      expect(parseNumber(t)).toBe(oldParseNumber(t));
+    }), { numRuns: 2000 });
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../src/cli/duration';
 import { timeRatio } from './linear-time';
@@ -40,5 +41,26 @@ describe('parseDuration', () => {
     expect(parse(`1${spaces}x`)).toBe(null);
     expect(parse(`1${spaces}s`)).toBe(1000);
     expect(timeRatio(parse, `1${spaces}x`, `1${spaces}s`)).toBeLessThan(20);
+  });
+
+  it('agrees with the pattern it replaced on short strings (where that was fast)', () => {
+    const OLD = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/;
+    const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+    const old = (text: string, bare: 'ms' | 's') => {
+      const m = OLD.exec(text);
+      return m ? Number(m[1]) * UNITS[m[2] ?? bare] : null;
+    };
+    const piece = fc.constantFrom('1', '05', '.', '.5', ' ', '\t', '\u2028', '\u00a0', 'ms', 's', 'm', 'h', 'x', '-', 'e3', 'constructor');
+    const text = fc.oneof(fc.array(piece, { maxLength: 8 }).map((p) => p.join('')), fc.string({ maxLength: 10 }));
+    fc.assert(fc.property(text, fc.constantFrom('ms' as const, 's' as const), (t, bare) => {
+      let got: number | null;
+      try {
+        got = parseDuration(t, 'x', bare);
+      } catch (err) {
+        expect(err).toBeInstanceOf(TypeError);
+        got = null;
+      }
+      expect(got).toBe(old(t, bare));
+    }), { numRuns: 3000 });
   });
 });

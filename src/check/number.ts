@@ -49,7 +49,7 @@ export function scanNumber(text: string, start: number): number {
 
 /** The value of a span scanNumber accepted (it holds at most one ','). */
 export function numberValue(span: string): number {
-  return Number(span.replace(',', '.'));
+  return Number(span.indexOf(',') < 0 ? span : span.replace(',', '.'));
 }
 
 /** A perfdata/threshold number: decimal with optional exponent; ',' as the decimal mark is accepted. */

@@ -29,8 +29,9 @@ export interface PerfdataParse {
   errors: string[];
 }
 
-function isBlank(c: string): boolean {
-  return c === ' ' || c === '\t' || c === '\n' || c === '\r';
+// Space, tab, LF, CR: the only item separators.
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
 }
 
 /** Parses perfdata, collecting what had to be skipped. */
@@ -39,11 +40,11 @@ export function parsePerfdataDetailed(text: string, out: PerfdataParse = { perfd
   const n = text.length;
   let i = 0;
   while (i < n) {
-    while (i < n && isBlank(text[i])) i++;
+    while (i < n && isBlank(text.charCodeAt(i))) i++;
     if (i >= n) break;
     const itemStart = i;
     let label = '';
-    if (text[i] === "'") {
+    if (text.charCodeAt(i) === 39 /* ' */) {
       i++;
       for (;;) {
         const q = text.indexOf("'", i);
@@ -53,7 +54,7 @@ export function parsePerfdataDetailed(text: string, out: PerfdataParse = { perfd
           break;
         }
         label += text.slice(i, q);
-        if (text[q + 1] === "'") {
+        if (text.charCodeAt(q + 1) === 39) {
           label += "'";
           i = q + 2;
         } else {
@@ -64,16 +65,20 @@ export function parsePerfdataDetailed(text: string, out: PerfdataParse = { perfd
     }
     // Unquoted label (or garbage after a quoted one) up to '=' or a blank.
     let j = i;
-    while (j < n && text[j] !== '=' && !isBlank(text[j])) j++;
+    while (j < n) {
+      const c = text.charCodeAt(j);
+      if (c === 61 /* = */ || isBlank(c)) break;
+      j++;
+    }
     label += text.slice(i, j);
-    if (text[j] !== '=' || label === '') {
-      while (j < n && !isBlank(text[j])) j++;
+    if (j === n || text.charCodeAt(j) !== 61 || label === '') {
+      while (j < n && !isBlank(text.charCodeAt(j))) j++;
       out.errors.push(`skipped ${JSON.stringify(text.slice(itemStart, j))}: expected 'label'=value`);
       i = j;
       continue;
     }
     let k = j + 1;
-    while (k < n && !isBlank(text[k])) k++;
+    while (k < n && !isBlank(text.charCodeAt(k))) k++;
     const fields = text.slice(j + 1, k).split(';');
     i = k;
     const datum = parseFields(label, fields, out.errors);
