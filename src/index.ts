@@ -18,3 +18,16 @@ export type {
   CheckDefinition, CheckRunResult, Clock, RunnerOptions, RunnerStats,
 } from './check/index';
 export { formatPerfdata, formatResult } from './check/format';
+export { GearmanWorker } from './gearman/worker';
+export type { WorkerJobEvent } from './gearman/worker';
+export type { GearmanWorkerOptions } from './gearman/worker-options';
+export { workerQueues } from './gearman/worker-options';
+export { GearmanClient } from './gearman/client';
+export type { ClientOptions, ClientStats, Priority } from './gearman/client';
+export { parseServer } from './gearman/connection';
+export type { ServerAddress } from './gearman/connection';
+export { createPayloadCodec, GearmanPayloadError } from './gearman/crypto';
+export type { PayloadCodec, CodecOptions } from './gearman/crypto';
+export { GearmanProtocolError } from './gearman/packet';
+export { formatJob, formatSubmittedResult, parseJob } from './gearman/job-payload';
+export type { CheckJob, JobType } from './gearman/job-payload';
