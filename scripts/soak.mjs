@@ -6,13 +6,14 @@
 // process's fds, threads, children, RSS and heap at intervals. Every sample
 // is taken with nothing in flight, so fds, threads and children must come
 // back to exactly the same figures; RSS may not grow by PCT % or more over
-// the second half of the run. Exit status 1 when either fails or an
-// operation returned something the README does not promise.
+// the second half of the run (the trend through that half's samples). Exit
+// status 1 when either fails or an operation returned something the README
+// does not promise.
 //
 // A plain script over dist/ rather than a CLI command: it exercises exactly
 // what users import, and it is a development tool, not part of the package.
 import { parseArgs } from 'node:util';
-import { settle, snapshot } from './soak/figures.mjs';
+import { settle } from './soak/figures.mjs';
 import { OP_NAMES, opName, runOp } from './soak/ops.mjs';
 import { printRow, printHeader, verdict } from './soak/report.mjs';
 
@@ -120,8 +121,8 @@ const last = await sample('end');
 
 const midRow = samples.find((s) => s.label === 'mid') ?? first;
 const result = verdict({
-  total, done, concurrency, elapsedS: (performance.now() - started) / 1000, first, mid: midRow, last,
-  failures, failuresByOp, maxRssGrowth, snapshotAtExit: snapshot(),
+  total, done, concurrency, elapsedS: (performance.now() - started) / 1000, first, mid: midRow, last, samples,
+  failures, failuresByOp, maxRssGrowth,
 });
 for (const line of result.lines) log(line);
 if (args.json) process.stdout.write(`${JSON.stringify({ ...result.summary, samples })}\n`);

@@ -19,13 +19,14 @@ export function printRow(log, r) {
 }
 
 /** Flat fds/threads/children over the last half, RSS growth under the bound, no failed op. */
-export function verdict({ total, done, concurrency, elapsedS, first, mid, last, failures, failuresByOp, maxRssGrowth }) {
-  const rssGrowthPct = ((last.rss - mid.rss) / mid.rss) * 100;
+export function verdict({ total, done, concurrency, elapsedS, first, mid, last, samples, failures, failuresByOp, maxRssGrowth }) {
+  const rssGrowthPct = rssTrendPct(samples.filter((s) => s.ops >= mid.ops), mid.ops, last.ops);
   const growth = {
     fds: last.fds - mid.fds,
     threads: last.threads - mid.threads,
     children: last.children - mid.children,
     rssPct: Number(rssGrowthPct.toFixed(2)),
+    rssMidToEndPct: Number((((last.rss - mid.rss) / mid.rss) * 100).toFixed(2)),
     heapUsedPct: Number((((last.heapUsed - mid.heapUsed) / mid.heapUsed) * 100).toFixed(2)),
   };
   const problems = [];
@@ -43,12 +44,31 @@ export function verdict({ total, done, concurrency, elapsedS, first, mid, last, 
   const lines = [
     `last half (ops ${mid.ops} → ${last.ops}): fds ${mid.fds} → ${last.fds}, threads ${mid.threads} → ${last.threads}, ` +
       `children ${mid.children} → ${last.children}, RSS ${(mid.rss / MiB).toFixed(1)} → ${(last.rss / MiB).toFixed(1)} MiB ` +
-      `(${growth.rssPct >= 0 ? '+' : ''}${growth.rssPct} %), heap used ${(mid.heapUsed / MiB).toFixed(1)} → ${(last.heapUsed / MiB).toFixed(1)} MiB`,
+      `(trend ${growth.rssPct >= 0 ? '+' : ''}${growth.rssPct} %), heap used ${(mid.heapUsed / MiB).toFixed(1)} → ${(last.heapUsed / MiB).toFixed(1)} MiB`,
     `${done} operations in ${elapsedS.toFixed(0)} s (${summary.opsPerSec}/s overall)`,
     ...failures.map((f) => `  failed: ${f}`),
     summary.ok ? 'PASS' : `FAIL: ${problems.join('; ')}`,
   ];
   return { summary, lines };
+}
+
+/**
+ * RSS growth over [from, to] in % of its level at `from`: the least-squares
+ * line through the quiescent samples of that stretch. Single samples of a
+ * flat run move by ±5 % (V8 resizing its young generation, malloc arenas),
+ * so comparing two of them says more about where they fell than about a
+ * trend; a leak is a slope.
+ */
+export function rssTrendPct(points, from, to) {
+  if (points.length < 2) return 0;
+  const n = points.length;
+  const mx = points.reduce((a, p) => a + p.ops, 0) / n;
+  const my = points.reduce((a, p) => a + p.rss, 0) / n;
+  const sxx = points.reduce((a, p) => a + (p.ops - mx) ** 2, 0);
+  if (sxx === 0) return 0;
+  const slope = points.reduce((a, p) => a + (p.ops - mx) * (p.rss - my), 0) / sxx;
+  const atFrom = my + slope * (from - mx);
+  return ((slope * (to - from)) / atFrom) * 100;
 }
 
 function pick(s) {
