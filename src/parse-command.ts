@@ -5,7 +5,7 @@
 // /bin/sh and a wrong "doesn't" runs the wrong thing. One pass over char
 // codes, no regular expressions: it runs for every check a daemon starts.
 import { checkString } from './validate';
-import { readDoubleQuoted, scanOperator, skipExpansion } from './shell-scan';
+import { readDoubleQuoted, scanOperator, skipExpansion, tildeNamesNoUser } from './shell-scan';
 import {
   BUILTINS, CHAR_CLASS, K_BACKQUOTE, K_BACKSLASH, K_BANG, K_BLANK, K_BRACE, K_CONTROL, K_DOLLAR,
   K_DQUOTE, K_EQUALS, K_GLOB, K_HASH, K_PAREN, K_REDIRECT, K_SQUOTE, K_TILDE, K_WORD, NAME_CHAR,
@@ -111,7 +111,9 @@ class Scanner {
           } else {
             this.part(i);
             const d = s.charCodeAt(i + 1);
-            if (d < 32 || (d >= 127 && d < 0xa0)) this.reasons |= R_CONTROL;
+            // An escaped tab is a literal tab to dash (Nagios' own tests
+            // use `\<tab>`); other escaped control characters stay refused.
+            if ((d < 32 && d !== 9) || (d >= 127 && d < 0xa0)) this.reasons |= R_CONTROL;
             this.run = i + 1; // the escaped character starts the next run
             i += 2;
           }
@@ -131,8 +133,10 @@ class Scanner {
           break;
         case K_TILDE:
           // Tilde expansion happens at the start of a word, and after `=` or
-          // `:` in an assignment value (`A=x:~/bin`): refuse any ~ in those.
-          if (!this.inWord || this.assignTo !== null) this.reasons |= R_TILDE;
+          // `:` in an assignment value (`A=x:~/bin`): refuse any ~ in those,
+          // except a word-starting prefix with a `:` in it (the Nagios range
+          // `~:20`), which names no user, so dash leaves the word as it is.
+          if (this.assignTo !== null || (!this.inWord && !tildeNamesNoUser(s, i))) this.reasons |= R_TILDE;
           this.literal(i++);
           break;
         case K_BANG:

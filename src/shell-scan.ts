@@ -3,7 +3,7 @@
 // its argv is best effort, so these only have to find where a construct ends,
 // keeping its insides (`$(a | b)`) from adding misleading reasons.
 import {
-  K_NEWLINE, K_PAREN, K_PIPE, K_REDIRECT, NAME_CHAR, R_ARITHMETIC, R_COMMAND_SUBSTITUTION,
+  CHAR_CLASS, K_WORD, K_NEWLINE, K_PAREN, K_PIPE, K_REDIRECT, NAME_CHAR, R_ARITHMETIC, R_COMMAND_SUBSTITUTION,
   R_LIST, R_NEWLINE, R_PIPE, R_REDIRECTION, R_SUBSHELL, R_UNBALANCED, R_VARIABLE,
 } from './shell-syntax';
 
@@ -145,4 +145,20 @@ function skipBackquoted(s: string, i: number): number {
     else if (c === 96) return j + 1;
   }
   return -1;
+}
+
+/**
+ * For the unquoted `~` at i that starts a word: true when its tilde-prefix
+ * (the characters up to the first `/`) contains a `:` before anything quoted
+ * or special. No user name has a `:` (it separates passwd fields), so dash's
+ * getpwnam() fails and the word stays as written: `check_snmp -w ~:20`. The
+ * scan stops at the end of the word, so each word is looked at once.
+ */
+export function tildeNamesNoUser(s: string, i: number): boolean {
+  for (let j = i + 1; j < s.length; j++) {
+    const c = s.charCodeAt(j);
+    if (c === 58 /* : */) return true;
+    if (c === 47 /* / */ || c >= 128 || CHAR_CLASS[c] !== K_WORD) return false;
+  }
+  return false;
 }

@@ -13,14 +13,16 @@
  *   command substitution `$(…)` and backquotes
  *   arithmetic           `$((…))`
  *   glob                 unquoted `*` `?` `[`
- *   tilde                `~` starting a word, or anywhere unquoted in an assignment value
+ *   tilde                `~` starting a word (unless its prefix holds a `:`, as in the range
+ *                        `~:20`: no user has that name), or anywhere unquoted in an assignment value
  *   comment              unquoted `#` starting a word
  *   subshell             unquoted `(` `)`
  *   brace                unquoted `{` `}` (bash brace expansion, or a `{ …; }` group)
  *   history              unquoted `!` in the command word (`! cmd` negates; bash expands `!x`)
  *   unbalanced quote     a `'` `"` or backquote that is never closed
  *   trailing backslash   a `\` ending the string
- *   control character    a control character outside quotes (other than tab, newline)
+ *   control character    a control character outside quotes (other than tab, newline;
+ *                        an escaped tab `\<tab>` is a literal tab)
  *   reserved word        command word `if`, `for`, `[[`, …
  *   builtin              command word that is a special built-in or changes the shell (`cd`, `exit`, …)
  *   empty command        no command word at all (only blanks, assignments, comments)

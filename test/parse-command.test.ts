@@ -30,6 +30,7 @@ int main(int argc, char **argv) {
 // same name, so the printer cannot stand in for them.
 const DASH_OWN = new Set(['echo', 'printf', 'test', '[', 'kill', 'pwd', 'true', 'false']);
 
+const SHELL_HOME = '/nonexistent-home';
 let tmp = '';
 let binDir = '';
 let workDir = '';
@@ -55,7 +56,9 @@ function runShell(command: string): { argv: string[]; env: Record<string, string
   try {
     // Without `--`, dash takes a command string starting with - or + for options.
     out = execFileSync('/bin/sh', ['-c', '--', command], {
-      env: { PATH: binDir },
+      // HOME set: with it unset dash leaves `~` alone, and a wrongly
+      // accepted tilde would go unnoticed.
+      env: { PATH: binDir, HOME: SHELL_HOME },
       cwd: workDir,
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: 10_000,
@@ -97,7 +100,7 @@ function matchesShell(command: string, parsed: ParsedCommand): boolean {
   expect({ command, ...shell }).toEqual({
     command,
     argv: parsed.argv,
-    env: { PATH: binDir, ...parsed.env },
+    env: { PATH: binDir, HOME: SHELL_HOME, ...parsed.env },
   });
   return true;
 }
@@ -186,6 +189,26 @@ describe('parseCommand: what it accepts is what /bin/sh runs', () => {
   it('leaves tildes, hashes and bangs alone where the shell does', () => {
     accepted('cmd a~ a=~ x:~ "~" a#b !x x!', ['cmd', 'a~', 'a=~', 'x:~', '~', 'a#b', '!x', 'x!']);
     accepted('cmd a] ]', ['cmd', 'a]', ']']);
+  });
+
+  it('leaves a tilde-prefix with a colon alone, as dash does (Nagios ranges, issue 12)', () => {
+    accepted('check_snmp -w ~:20 -c ~:30', ['check_snmp', '-w', '~:20', '-c', '~:30']);
+    accepted('cmd ~foo:bar ~root:x ~:a/b ~:', ['cmd', '~foo:bar', '~root:x', '~:a/b', '~:']);
+    accepted("cmd ~:'a b' ~:~", ['cmd', '~:a b', '~:~']);
+    // The prefix ends at the first `/`: `~/:x` is $HOME/:x.
+    refused('cmd ~/:x', ['tilde']);
+    refused('cmd ~root', ['tilde']);
+    // In assignments the prefix ends at `:`, so these are $HOME.
+    refused('a=~:x cmd', ['tilde']);
+    refused('x=~/y cmd', ['tilde']);
+    refused('b=x:~/q cmd', ['tilde']);
+    // Quoted or escaped prefixes are not looked into: refused, to be safe.
+    refused("cmd ~'a':b", ['tilde']);
+  });
+
+  it('takes a backslash before a tab as a literal tab (Nagios command-line tests)', () => {
+    accepted('\\ \t \\\t  \\ ', [' ', '\t', ' ']);
+    accepted('cmd a\\\tb \\\t', ['cmd', 'a\tb', '\t']);
   });
 
   it('passes non-ASCII through, including bytes dash uses internally', () => {
@@ -309,6 +332,9 @@ const piece = fc.oneof(
   },
   { arbitrary: anyChar.map((c) => `\\${c}`), weight: 2 },
   { arbitrary: fc.constantFrom('\\\n', "''", '""'), weight: 1 },
+  // Tilde-prefixes with and without a colon (Nagios ranges like `~:20`) and
+  // escaped tabs (issue 12): the accepted ones must match dash too.
+  { arbitrary: fc.constantFrom('~:', '~:20', '~a:b', '~/:', '~root:x', '~', '\\\t', '~:\\\t'), weight: 1 },
 );
 const word = fc.array(piece, { minLength: 1, maxLength: 4 }).map((a) => a.join(''));
 const name = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,4}$/);
