@@ -6,7 +6,7 @@
 // threads and children came back to its baseline and a later spawn worked.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AS_NOBODY, BIN, expectSurvivedClean, runScenario, spawnError } from './fault/run-scenario';
+import { AS_NOBODY, BIN, expectSurvivedClean, runScenario, spawnError, type Outcome } from './fault/run-scenario';
 
 describe('fault injection', () => {
   it('EMFILE: typed errors at every step, no fd left behind, exit still seen without a pidfd, exec never hangs', async () => {
@@ -128,11 +128,22 @@ describe('fault injection', () => {
     expect(s.runCheck.durationMs).toBeLessThan(1500);
   });
 
-  it('pidfd unavailable (pidfd_open fails with ENOSYS under a seccomp filter): exits, timeouts and kills still work', async () => {
-    const o = await runScenario('no-pidfd', [path.join(BIN, 'no-pidfd')]);
+  // Issue 8 (b): a capture that failed to start never reported, and exec
+  // waited forever. NOSHELL_FAULT_CAPTURE=1 makes every capture fail to start.
+  it('a capture that fails to start reports: exec rejects with SpawnError at step capture instead of hanging', async () => {
+    const o = await runScenario('capture-fault', [], { NOSHELL_FAULT_CAPTURE: '1' });
     expectSurvivedClean(o);
     const s = o.summary;
-    expect(s.seccomp).toBe(2);
+    expect(s.exec).toEqual(spawnError('EMFILE', 'capture', '/bin/echo'));
+    expect(s.long).toEqual(spawnError('EMFILE', 'capture', 'sleep'));
+    expect(s.longMs).toBeLessThan(1000);
+    expect(s.childrenRightAfter).toEqual([]);
+    expect(s.runCheck).toMatchObject({ state: 3, spawnError: 'EMFILE' });
+    expect(s.manyHung).toBe(0);
+    expect(s.manyCaptureErrors).toBe(50);
+  });
+
+  function expectFallbackWorks(s: Outcome['summary']): void {
     expect(s.pidfdsWhileRunning).toBe(0);
     expect(s.sleep).toMatchObject({ exitCode: 0, signal: null });
     expect(s.sleep.durationMs).toBeGreaterThanOrEqual(290);
@@ -144,10 +155,24 @@ describe('fault injection', () => {
     expect(s.outputFirst.durationMs).toBeGreaterThanOrEqual(290);
     expect(s.check).toEqual({ state: 0, output: 'OK - fine' });
     expect(s.manyExitedZero).toBe(100);
+  }
+
+  it('pidfd unavailable (pidfd_open fails with ENOSYS under a seccomp filter): exits, timeouts and kills still work', async () => {
+    const o = await runScenario('no-pidfd', [path.join(BIN, 'no-pidfd')]);
+    expectSurvivedClean(o);
+    expect(o.summary.seccomp).toBe(2);
+    expectFallbackWorks(o.summary);
   });
 
-  it('the same scenario without the filter does use a pidfd (so the check above can fail)', async () => {
-    const o = await runScenario('no-pidfd');
+  it('pidfd fallback forced with NOSHELL_NO_PIDFD=1: exits, timeouts and kills still work', async () => {
+    const o = await runScenario('no-pidfd', [], { NOSHELL_NO_PIDFD: '1' });
+    expectSurvivedClean(o);
+    expect(o.summary.seccomp).toBe(0);
+    expectFallbackWorks(o.summary);
+  });
+
+  it('the same scenario with neither does use a pidfd (so the checks above can fail)', async () => {
+    const o = await runScenario('no-pidfd', []);
     expectSurvivedClean(o);
     expect(o.summary.seccomp).toBe(0);
     expect(o.summary.pidfdsWhileRunning).toBe(1);

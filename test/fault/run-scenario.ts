@@ -17,11 +17,20 @@ export interface Outcome {
   summary: any;
 }
 
-/** Runs `prefix… node test/fault/<name>.mjs` in its own process group; kills the group if it outlives `ms`. */
-export function runScenario(name: string, prefix: string[] = [], ms = 30_000): Promise<Outcome> {
+/**
+ * Runs `prefix… node test/fault/<name>.mjs` in its own process group, with
+ * `env` over ours minus the addon's NOSHELL_* switches (read once at load: a
+ * scenario gets only those it asks for); kills the group if it outlives `ms`.
+ */
+export function runScenario(
+  name: string, prefix: string[] = [], env: Record<string, string> = {}, ms = 30_000,
+): Promise<Outcome> {
   const argv = [...prefix, process.execPath, path.join(FAULT, `${name}.mjs`)];
+  const childEnv: Record<string, string | undefined> = { ...process.env };
+  for (const k of Object.keys(childEnv)) if (k.startsWith('NOSHELL_')) delete childEnv[k];
+  Object.assign(childEnv, env);
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(argv[0], argv.slice(1), { detached: true, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
