@@ -83,7 +83,7 @@ describe.skipIf(GEARMAND === null)('noshell gearman-worker and gearman-submit pr
     await reader.waitFor(1);
     const r = fields(reader.payloads[0]);
     expect(r).toMatchObject({ type: 'active', host_name: 'ch', service_description: 'cs', return_code: '1',
-      source: 'Mod-Gearman Worker @ cliw', output: 'WARNING - a bit\\n' });
+      source: 'Mod-Gearman Worker @\u00a0cliw', output: 'WARNING - a bit\\n' });
     const metrics = await new Promise<string>((resolve, reject) => {
       http.get(`http://127.0.0.1:${metricsPort}/metrics`, (res) => {
         let body = '';

@@ -75,7 +75,7 @@ describe.skipIf(GEARMAND === null)('GearmanWorker with a real gearmand', () => {
     expect(Object.keys(r)).toEqual(['type', 'host_name', 'core_start_time', 'start_time', 'finish_time', 'return_code',
       'exited_ok', 'source', 'service_description', 'output']);
     expect(r).toMatchObject({ type: 'active', core_start_time: '1700000000.250000', return_code: '0', exited_ok: '1',
-      source: 'Mod-Gearman Worker @ nsw', service_description: 'svc', output: 'OK - all good | time=0.1s;1;2;0\\n' });
+      source: 'Mod-Gearman Worker @\u00a0nsw', service_description: 'svc', output: 'OK - all good | time=0.1s;1;2;0\\n' });
     expect(Number(r.finish_time)).toBeGreaterThanOrEqual(Number(r.start_time));
     expect(Math.abs(Number(r.start_time) - Date.now() / 1000)).toBeLessThan(30);
     expect(await result(warn)).toMatchObject({ return_code: '1', output: 'WARNING - a bit\\n' });

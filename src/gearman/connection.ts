@@ -128,7 +128,7 @@ export class GearmanConnection extends EventEmitter {
       this.isConnected = false;
       this.socket = null;
       if (was) {
-        this.opts.log?.('error', `lost gearmand ${this.label}${reason ? `: ${reason.message}` : ''}`);
+        if (!this.closed) this.opts.log?.('error', `lost gearmand ${this.label}${reason ? `: ${reason.message}` : ''}`);
         this.emit('disconnect', reason);
       }
       if (this.closed) return;

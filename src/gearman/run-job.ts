@@ -71,6 +71,11 @@ export function classifyExit(code: number, output: string, identifier: string): 
   return { returnCode: code, output };
 }
 
+/** The C worker's rule: execvp only for commands starting with / or . without any of its shell characters. */
+export function cWouldUseShell(command: string): boolean {
+  return !(command.startsWith('/') || command.startsWith('.')) || /[!$^&*()~[\]\\|{};<>?`"']/.test(command);
+}
+
 export function timeoutText(type: string | undefined, identifier: string): string {
   return type === 'service'
     ? `(Service Check Timed Out On Worker: ${identifier})`
@@ -121,6 +126,11 @@ export async function runJob(job: CheckJob, s: JobSettings): Promise<JobOutcome>
     // What execvp in the C worker's child turns into an exit status.
     spawnError = err.code;
     code = err.code === 'ENOENT' ? 127 : err.code === 'EACCES' ? 126 : 3;
+    // Where the C worker would have gone through /bin/sh, dash said why on
+    // stderr and that text reached the result; keep the result the same.
+    if (code !== 3 && cWouldUseShell(job.commandLine ?? '')) {
+      stderr = `sh: 1: ${cmd.file}: ${code === 127 ? 'not found' : 'Permission denied'}`;
+    }
   }
   const finishTime = Date.now() / 1000;
   let output = escapeOutput(cString(stdout));

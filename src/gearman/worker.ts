@@ -245,7 +245,8 @@ export class GearmanWorker extends EventEmitter {
       result = formatResult({
         hostName: job.hostName ?? '', serviceDescription: job.serviceDescription, coreStartTime: jobTime(job.coreTime),
         startTime: outcome.startTime, finishTime: outcome.finishTime, returnCode: outcome.returnCode,
-        source: `Mod-Gearman Worker @ ${o.identifier}`, output: outcome.output,
+        // The C worker's format string has a UTF-8 no-break space after '@'.
+        source: `Mod-Gearman Worker @\u00a0${o.identifier}`, output: outcome.output,
       });
       this.client.submit(job.resultQueue, this.codec.encode(result));
       m.countJob(queue, outcome.timedOut ? 'timeout' : RESULT_LABELS[outcome.returnCode] ?? 'unknown');
