@@ -1,6 +1,7 @@
 // The one typed boundary between TypeScript and the native addon.
 import path from 'node:path';
 import nodeGypBuild from 'node-gyp-build';
+import { bindingLoadError } from './binding-load-error';
 
 /** Mirrors noshell_method_t in native/spawn.h. */
 export enum NativeMethod { Auto = 0, PosixSpawn = 1, Vfork = 2, Fork = 3 }
@@ -75,4 +76,12 @@ export interface NativeBinding {
   readonly steps: readonly string[];
 }
 
-export const binding: NativeBinding = nodeGypBuild(path.join(__dirname, '..')) as NativeBinding;
+function loadBinding(root: string): NativeBinding {
+  try {
+    return nodeGypBuild(root) as NativeBinding;
+  } catch (cause) {
+    throw bindingLoadError(root, cause);
+  }
+}
+
+export const binding: NativeBinding = loadBinding(path.join(__dirname, '..'));

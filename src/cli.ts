@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // noshell command line: thin; the work is in the library.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runBench } from './bench/run';
 import { checkCommand, checkUsage } from './cli/check-command';
@@ -8,6 +9,7 @@ import { gearmanSubmitCommand, gearmanSubmitUsage } from './cli/gearman-submit-c
 import { gearmanWorkerCommand, gearmanWorkerUsage } from './cli/gearman-worker-command';
 
 const usage = `usage:
+  noshell --version | -v                             the installed version
   noshell bench [--quick] [--seconds S] [--out DIR]   fork-rate / check-workload comparison
   ${checkUsage}
   ${runUsage}
@@ -25,7 +27,7 @@ const err = (s: string) => process.stderr.write(s);
 async function bench(rest: string[]): Promise<number> {
   let quick = false;
   let seconds: number | undefined;
-  let outDir = path.resolve('bench', 'results');
+  let outDir: string | undefined;
   for (let i = 0; i < rest.length; i++) {
     if (rest[i] === '--quick') quick = true;
     else if (rest[i] === '--out' && rest[i + 1] !== undefined) outDir = path.resolve(rest[++i]);
@@ -36,9 +38,18 @@ async function bench(rest: string[]): Promise<number> {
   return 0;
 }
 
+/** The installed package's version: dist/cli.js sits one level below package.json. */
+function version(): string {
+  return (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
+    if (cmd === '--version' || cmd === '-v') {
+      out(`${version()}\n`);
+      return 0;
+    }
     if (cmd === 'bench') return await bench(rest);
     if (cmd === 'check') return await checkCommand(rest, out, err);
     if (cmd === 'run') return await runCommand(rest, out, err);

@@ -6,14 +6,16 @@ import path from 'node:path';
 import { drivers as driverTable } from './drivers';
 import { measure, measureReference, type Measurement } from './measure';
 import { formatTables, memoryChart } from './report';
-import { compile } from './tools';
+import { defaultOutDir } from './out-dir';
+import { compileIfPossible } from './tools';
 import { workloads, type Workload } from './workloads';
 
 export interface BenchOptions {
   quick: boolean;
   /** Time per measurement (default 1.5 s, 0.4 s with quick). */
   seconds?: number;
-  outDir: string;
+  /** Where results.json, results.md and memory.svg go (default: see out-dir.ts). */
+  outDir?: string;
   log: (line: string) => void;
 }
 
@@ -74,7 +76,10 @@ function holdMemory(mib: number): Buffer[] {
 export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   const seconds = opts.seconds ?? (opts.quick ? 0.25 : 0.6);
   const rounds = opts.quick ? 2 : 3;
-  const reference = compile('reference');
+  const outDir = opts.outDir ?? defaultOutDir();
+  // Now rather than after minutes of measuring: an unwritable place fails at once.
+  mkdirSync(outDir, { recursive: true });
+  const reference = compileIfPossible('reference');
   const all = workloads();
   const byId = new Map<string, Workload>(all.map((w) => [w.id, w]));
   const results: Measurement[] = [];
@@ -83,6 +88,11 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   log(`noshell bench${opts.quick ? ' --quick' : ''}: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, ` +
     `Node ${process.version}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${rounds} rounds of ${seconds} s per driver`);
   for (const w of all) log(`  workload ${w.id}: ${w.title}`);
+  if (reference === null) {
+    log('  note: no C compiler (cc) found: the C reference loop and the C plugin workload are skipped, ' +
+      'and the "% of C" column with them (install build-essential or gcc to include them)');
+  }
+  log(`  results will be written to ${outDir}`);
 
   for (const step of plan(opts.quick, new Set(byId.keys()))) {
     let held: Buffer[] = step.heapMiB > 0 ? holdMemory(step.heapMiB) : [];
@@ -90,14 +100,14 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
       for (const id of step.workloads) {
         const w = byId.get(id)!;
         log(`\n${w.id}, concurrency ${conc}, heap ${step.heapMiB} MiB (${rounds} rounds):`);
-        const drivers = ['C reference', ...step.drivers.filter((d) => conc === 1 || driverTable[d].concurrent)];
+        const drivers = [...(reference === null ? [] : ['C reference']), ...step.drivers.filter((d) => conc === 1 || driverTable[d].concurrent)];
         const samples = new Map<string, Measurement[]>(drivers.map((d) => [d, []]));
         // Rounds go through every driver in turn, so a noisy moment hits all
         // of them rather than one; each driver's median round is reported.
         for (let round = 0; round < rounds; round++) {
           for (const d of drivers) {
             const m = d === 'C reference'
-              ? await measureReference(reference, w, conc, step.heapMiB, seconds)
+              ? await measureReference(reference!, w, conc, step.heapMiB, seconds)
               : await measure(driverTable[d], w, conc, step.heapMiB, seconds);
             samples.get(d)!.push(m);
           }
@@ -115,13 +125,12 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
     void held;
   }
 
-  mkdirSync(opts.outDir, { recursive: true });
   const meta = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, quick: opts.quick, seconds, rounds };
-  writeFileSync(path.join(opts.outDir, 'results.json'), `${JSON.stringify({ meta, results }, null, 2)}\n`);
-  writeFileSync(path.join(opts.outDir, 'memory.svg'), memoryChart(results, 'true', 1));
+  writeFileSync(path.join(outDir, 'results.json'), `${JSON.stringify({ meta, results }, null, 2)}\n`);
+  writeFileSync(path.join(outDir, 'memory.svg'), memoryChart(results, 'true', 1));
   const tables = formatTables(results);
-  writeFileSync(path.join(opts.outDir, 'results.md'), `${tables}\n`);
+  writeFileSync(path.join(outDir, 'results.md'), `${tables}\n`);
   log(`\n## Results (ratios within each table were measured side by side)\n${tables}`);
-  log(`\nwrote ${path.join(opts.outDir, 'results.json')}, results.md, memory.svg`);
+  log(`\nwrote ${path.join(outDir, 'results.json')}, results.md, memory.svg`);
   return results;
 }

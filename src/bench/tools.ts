@@ -42,6 +42,20 @@ export function compile(name: string, env: NodeJS.ProcessEnv = process.env): str
   return out;
 }
 
+/**
+ * compile(), or null when there is no `cc` to run: an installed package on a
+ * server without a toolchain still benchmarks everything but the C programs.
+ * A compiler that fails on our source is still an error.
+ */
+export function compileIfPossible(name: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  try {
+    return compile(name, env);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' && (err as { path?: string }).path === 'cc') return null;
+    throw err;
+  }
+}
+
 const SHELL_PLUGIN = '#!/bin/sh\necho "OK - shell plugin | time=0.001s;;;0;"\nexit 0\n';
 
 /** A #!/bin/sh plugin, the other common kind of Nagios check. */
