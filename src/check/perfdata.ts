@@ -79,7 +79,8 @@ export function parsePerfdataDetailed(text: string, out: PerfdataParse = { perfd
     }
     let k = j + 1;
     while (k < n && !isBlank(text.charCodeAt(k))) k++;
-    const fields = text.slice(j + 1, k).split(';');
+    // value;warn;crit;min;max — anything past max is ignored, and not even split.
+    const fields = text.slice(j + 1, k).split(';', 5);
     i = k;
     const datum = parseFields(label, fields, out.errors);
     if (datum !== null) out.perfdata.push(datum);
