@@ -121,6 +121,10 @@ describe('untrusted perfdata in linear time (issue 8)', () => {
     ]);
     // Only ASCII blanks separate items.
     expect(parsePerfdata('a=1\tb=2\rc=3\nd=4').map((p) => p.label)).toEqual(['a', 'b', 'c', 'd']);
+    // warn/crit go through parseRange, which trims; min/max must be numbers.
+    const r = parsePerfdataDetailed('a=1;10\u2028;;5\u2028');
+    expect(r.perfdata).toEqual([{ label: 'a', value: 1, uom: '', warn: { start: 0, end: 10, alertInside: false } }]);
+    expect(r.errors).toEqual(['"a": ignored min "5\u2028" (not a number)']);
   });
 
   it('runCheck of a plugin printing 65,000 digits and U+2028 does not block the event loop', async () => {

@@ -5,8 +5,10 @@
 // Items are separated by ASCII blanks only (space, tab, CR, LF), as Nagios
 // splits them. U+2028, U+2029, no-break space and other Unicode whitespace are
 // ordinary characters: part of a label, or of the unit after a value (kept as
-// given, like any unknown unit). Parsing is one forward pass (issue 8: a
-// backtracking value pattern made `a=<65,000 digits>\u2028` take seconds).
+// given, like any unknown unit); they make min/max not numbers, and warn/crit
+// go to parseRange, which trims them as String.prototype.trim does. Parsing is
+// one forward pass (issue 8: a backtracking value pattern made
+// `a=<65,000 digits>\u2028` take seconds).
 import { checkString } from '../validate';
 import { numberValue, parseNumber, scanNumber } from './number';
 import { parseRange, type ThresholdRange } from './range';
