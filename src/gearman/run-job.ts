@@ -112,7 +112,9 @@ export async function runJob(job: CheckJob, s: JobSettings): Promise<JobOutcome>
   try {
     const res = await run(cmd, {
       timeout: timeoutSec * 1000, killSignal: 'SIGTERM', forceKillAfter: 1000, maxBuffer: s.maxOutput,
-      encoding: 'utf8', reject: false, env, signal: s.signal,
+      encoding: 'utf8', reject: false, signal: s.signal,
+      // An env option costs a merged environment per spawn: only notifications need one.
+      ...(Object.keys(env).length > 0 ? { env } : {}),
     }, 'gearman-worker', true);
     stdout = res.stdout as string;
     stderr = res.stderr as string;
