@@ -144,22 +144,26 @@ describe('noshell run stops running checks when it is stopped', () => {
     return file;
   }
 
-  it('on SIGHUP (Node died of it at once, leaving the check) it kills the check and exits 129', async () => {
+  it('on SIGHUP it reloads the checks file (issue 12) and leaves the running check alone; SIGTERM then stops it', async () => {
     const p = plugin('save plugin $$\nexec sleep 30');
-    const run = start(process.execPath, [CLI, 'run', checksFile([p.file])]);
+    const run = start(process.execPath, [CLI, 'run', '--allow-root', checksFile([p.file])]);
     const pid = await pidFrom(p.pid('plugin'));
     run.child.kill('SIGHUP');
+    expect(await waitFor(() => run.stderr().includes('reloaded'), 10_000), run.stderr()).toBe(true);
+    expect(run.stderr()).toContain('0 added, 0 removed, 0 changed, 1 unchanged');
+    expect(isAlive(pid)).toBe(true);
+    expect(run.child.exitCode).toBe(null);
+    run.child.kill('SIGTERM');
     const { code, signal } = await run.exited;
     expect(isAlive(pid)).toBe(false);
-    expect({ code, signal }).toEqual({ code: 128 + SIGNO.SIGHUP, signal: null });
-    expect(run.stderr()).toContain('SIGHUP, stopping');
+    expect({ code, signal }).toEqual({ code: 128 + SIGNO.SIGTERM, signal: null });
     // The result of the killed run is still reported.
     expect(JSON.parse(run.stdout().trim())).toMatchObject({ id: 'slow', stateName: 'UNKNOWN', signal: 'SIGTERM' });
   });
 
   it('on SIGTERM a check that ignores SIGTERM is SIGKILLed after the deadline; a second signal does not cut that short', async () => {
     const p = plugin("trap '' TERM\nsave plugin $$\nexec sleep 30");
-    const run = start(process.execPath, [CLI, 'run', checksFile([p.file])]);
+    const run = start(process.execPath, [CLI, 'run', '--allow-root', checksFile([p.file])]);
     const pid = await pidFrom(p.pid('plugin'));
     run.child.kill('SIGTERM');
     await waitFor(() => run.stderr().includes('SIGTERM, stopping'), 5000);

@@ -118,7 +118,7 @@ describe('noshell run', () => {
         { id: 'warn', command: `${PROBE} exit 1`, interval: 100 },
       ],
     }));
-    const child = spawn(process.execPath, [CLI, 'run', file, '--metrics-port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'run', file, '--metrics-port', '0', '--allow-root'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -154,10 +154,11 @@ describe('noshell run', () => {
       checks: [{ id: 'a', command: 'true' }, { id: 'b', command: 'true', interval: 1000 }],
     }));
     const cfg = loadChecksFile(file);
-    expect(cfg.runner).toEqual({ timeout: 5000 });
-    expect(cfg.checks).toEqual([
-      { id: 'a', command: 'true', interval: 30_000, maxAttempts: 3 },
-      { id: 'b', command: 'true', interval: 1000, maxAttempts: 3 },
+    // Every default goes into each definition: a reload compares whole definitions.
+    expect(cfg.runner).toEqual({});
+    expect(cfg.checks.map((c) => c.definition)).toEqual([
+      { id: 'a', command: 'true', interval: 30_000, maxAttempts: 3, timeout: 5000 },
+      { id: 'b', command: 'true', interval: 1000, maxAttempts: 3, timeout: 5000 },
     ]);
   });
 
@@ -166,7 +167,95 @@ describe('noshell run', () => {
     writeFileSync(file, '{"checks": [{"id": "x", "command": "true", "interval": "soon"}]}');
     const r = cli('run', file);
     expect(r.status).toBe(2);
-    expect(r.stderr).toContain('checks[0].interval');
+    expect(r.stderr).toContain('checks[0] (id "x"): field "interval": expected a duration');
+  });
+
+  const asRoot = process.getuid?.() === 0;
+  function checksFile(name: string, text: string): string {
+    const file = path.join(tmp, name);
+    writeFileSync(file, text);
+    return file;
+  }
+  const idCheck = (extra: object) => JSON.stringify({
+    checks: [{ id: 'who', command: ['/bin/sh', '-c', 'echo "OK - uid=$(id -u) gid=$(id -g)"'], interval: '1h', ...extra }],
+  });
+
+  it.runIf(asRoot)('as root it refuses checks that would run as root (exit 2, naming them); --check too', () => {
+    const file = checksFile('root.json', idCheck({}));
+    for (const args of [['run', file], ['run', '--check', file]]) {
+      const r = cli(...args);
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain('refusing to run checks as root: "who" would run as uid 0');
+      expect(r.stderr).toContain('--allow-root');
+    }
+    // A group alone still leaves uid 0.
+    expect(cli('run', '--check', checksFile('root-group.json', idCheck({ group: 'nogroup' }))).status).toBe(2);
+  });
+
+  /** Runs `noshell run` until the first result line, then stops it. */
+  async function firstResult(...args: string[]): Promise<{ line: Record<string, unknown>; code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, [CLI, 'run', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const deadline = Date.now() + 15_000;
+    while (!stdout.includes('\n') && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGTERM');
+    const code = await exited;
+    expect(stdout, stderr).toContain('\n');
+    return { line: JSON.parse(stdout.split('\n')[0]), code, stderr };
+  }
+
+  it('--allow-root runs checks as whoever we are', async () => {
+    const { line, code } = await firstResult('--allow-root', checksFile('allow.json', idCheck({})));
+    expect(line).toMatchObject({ id: 'who', stateName: 'OK', output: `OK - uid=${process.getuid!()} gid=${process.getgid!()}` });
+    expect(code).toBe(143);
+  });
+
+  it.runIf(asRoot)('a check with user nobody runs with nobody\'s uid, primary gid and groups from the user database', async () => {
+    const [uid, gid] = ['-u', '-g'].map((o) => spawnSync('id', [o, 'nobody'], { encoding: 'utf8' }).stdout.trim());
+    const { line } = await firstResult(checksFile('nobody.json', idCheck({ user: 'nobody' })));
+    expect(line).toMatchObject({ id: 'who', stateName: 'OK', output: `OK - uid=${uid} gid=${gid}` });
+    // As a default, and with a numeric group.
+    const viaDefaults = JSON.stringify({ defaults: { user: 'nobody', group: 0 }, checks: JSON.parse(idCheck({})).checks });
+    const second = await firstResult(checksFile('nobody-defaults.json', viaDefaults));
+    expect(second.line).toMatchObject({ output: `OK - uid=${uid} gid=0` });
+  });
+
+  it('--check: 0 and a summary for a valid file, 2 and every problem for an invalid one', () => {
+    const good = checksFile('good.json', idCheck({ user: 'nobody' }));
+    const ok = cli('run', '--check', good);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stderr).toBe(`${good}: valid, 1 checks\n`);
+    const bad = checksFile('bad-many.json', JSON.stringify({
+      checks: [{ id: 'a', command: 'x', interval: '1s', colour: 'red' }, { id: 'b', command: 'x', interval: '1s', user: 'no-such-user-x' }],
+    }));
+    const r = cli('run', '--check', bad);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('checks[0] (id "a"): unknown field "colour"');
+    const unknownUser = cli('run', '--check', checksFile('bad-user.json', idCheck({ user: 'no-such-user-x' })));
+    expect(unknownUser.status).toBe(2);
+    expect(unknownUser.stderr).toContain('checks[0] (id "who"): field "user": user "no-such-user-x": no such user');
+  });
+
+  it('runs a YAML checks file with macros', async () => {
+    const file = checksFile('checks.yaml', [
+      'macros:',
+      '  USER1: /bin',
+      'defaults:',
+      '  interval: 1h',
+      '  user: nobody',
+      'checks:',
+      '  - id: echo',
+      "    command: $USER1$/echo \"OK - $ARG1$\" '$$5'",
+      '    args: [from yaml]',
+      '',
+    ].join('\n'));
+    const { line } = await firstResult(file);
+    expect(line).toMatchObject({ id: 'echo', stateName: 'OK', output: 'OK - from yaml $5', viaShell: false });
   });
 });
 

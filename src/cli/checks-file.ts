@@ -1,49 +1,91 @@
-// The checks file of `noshell run`: JSON with optional defaults.
+// The checks file of `noshell run`: JSON, or YAML by extension (.yaml/.yml).
 //   { "concurrency": 32,
-//     "defaults": { "timeout": "10s", "timeoutState": 2 },
-//     "checks": [ { "id": "load", "command": "check_load -w 5,4,3 -c 10,8,6",
-//                   "interval": "60s", "retryInterval": "10s", "maxAttempts": 3 } ] }
-import { readFileSync } from 'node:fs';
+//     "macros": { "USER1": "/usr/lib/nagios/plugins" },
+//     "defaults": { "timeout": "10s", "timeoutState": "CRITICAL", "interval": "60s", "user": "nagios" },
+//     "checks": [ { "id": "load", "command": "$USER1$/check_load -w $ARG1$ -c $ARG2$",
+//                   "args": ["5,4,3", "10,8,6"], "retryInterval": "10s", "maxAttempts": 3 } ] }
+// Loading validates against the schema (checks-schema.ts), merges defaults
+// into each check and expands macros, so every definition is complete on its
+// own: a reload compares definitions, and a changed default is a changed
+// check. User and group names are resolved separately (resolveChecks), since
+// that asks the system's user database.
 import type { CheckDefinition, RunnerOptions } from '../check/runner';
-import { parseDuration } from './duration';
+import { readChecksData } from './checks-file-text';
+import { validateChecksFile, type CheckData } from './checks-schema';
+import { expandMacros, MacroError } from './macros';
+import { UserLookup } from './user-lookup';
 
-const DURATIONS = ['interval', 'retryInterval', 'timeout', 'forceKillAfter'] as const;
-const SCHEDULE = new Set(['interval', 'retryInterval', 'maxAttempts']);
+export interface FileCheck {
+  /** Complete: defaults merged, macros expanded, durations in ms; no credentials yet. */
+  definition: CheckDefinition;
+  user?: string;
+  group?: string;
+}
 
 export interface ChecksFile {
+  /** Runner-wide settings: concurrency. */
   runner: RunnerOptions;
-  checks: CheckDefinition[];
+  checks: FileCheck[];
 }
 
-function durations<T extends Record<string, unknown>>(obj: T, where: string): T {
-  const out: Record<string, unknown> = { ...obj };
-  for (const key of DURATIONS) if (key in out) out[key] = parseDuration(out[key], `${where}.${key}`);
-  return out as T;
+function checkName(c: CheckData, i: number): string {
+  return `checks[${i}] (id ${JSON.stringify(c.id)})`;
 }
 
+/** Reads, validates and expands a checks file; a TypeError naming the file, check and field on any problem. */
 export function loadChecksFile(file: string): ChecksFile {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new TypeError(`${file}: ${(err as Error).message}`);
-  }
-  const obj = data as { concurrency?: unknown; defaults?: unknown; checks?: unknown };
-  if (typeof obj !== 'object' || obj === null || !Array.isArray(obj.checks)) {
-    throw new TypeError(`${file}: expected an object with a "checks" array`);
-  }
-  if (obj.defaults !== undefined && (typeof obj.defaults !== 'object' || obj.defaults === null)) {
-    throw new TypeError(`${file}: "defaults" must be an object`);
-  }
-  const defaults = obj.defaults === undefined ? {} : durations(obj.defaults as Record<string, unknown>, 'defaults');
-  // Schedule settings in defaults go to each check; the rest are check options.
-  const schedule: Record<string, unknown> = {};
-  const runner: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(defaults)) (SCHEDULE.has(k) ? schedule : runner)[k] = v;
-  if (obj.concurrency !== undefined) runner.concurrency = obj.concurrency;
-  const checks = obj.checks.map((c, i) => {
-    if (typeof c !== 'object' || c === null) throw new TypeError(`${file}: checks[${i}] must be an object`);
-    return { ...schedule, ...durations(c as Record<string, unknown>, `checks[${i}]`) } as unknown as CheckDefinition;
+  const data = validateChecksFile(readChecksData(file), file);
+  const macros = new Map(Object.entries(data.macros ?? {}));
+  const defaults = data.defaults ?? {};
+  const problems: string[] = [];
+  const seen = new Map<string, number>();
+  const checks: FileCheck[] = [];
+  data.checks.forEach((c, i) => {
+    const first = seen.get(c.id);
+    if (first !== undefined) problems.push(`${checkName(c, i)}: field "id": the same id as checks[${first}]`);
+    else seen.set(c.id, i);
+    const { id, command, args = [], user, group, ...own } = { ...defaults, ...c };
+    let expanded: string | string[];
+    try {
+      expanded = typeof command === 'string'
+        ? expandMacros(command, macros, args)
+        : command.map((word) => expandMacros(word, macros, args));
+    } catch (err) {
+      if (!(err instanceof MacroError)) throw err;
+      problems.push(`${checkName(c, i)}: field "command": ${err.message}`);
+      return;
+    }
+    if (own.interval === undefined) {
+      problems.push(`${checkName(c, i)}: field "interval" is missing (give it here or in "defaults")`);
+      return;
+    }
+    const definition = { id, command: expanded, ...own, interval: own.interval } as CheckDefinition;
+    checks.push({ definition, ...(user !== undefined ? { user } : {}), ...(group !== undefined ? { group } : {}) });
   });
-  return { runner: runner as RunnerOptions, checks };
+  if (problems.length > 0) throw new TypeError(`${file}: invalid checks file:\n  ${problems.join('\n  ')}`);
+  return { runner: data.concurrency !== undefined ? { concurrency: data.concurrency } : {}, checks };
+}
+
+/**
+ * The definitions with `user`/`group` turned into uid, gid and supplementary
+ * groups (looked up once per name). Throws a TypeError naming the check.
+ */
+export async function resolveChecks(file: string, loaded: ChecksFile, lookup = new UserLookup()): Promise<CheckDefinition[]> {
+  const problems: Array<[number, string]> = [];
+  const out = await Promise.all(loaded.checks.map(async (c, i) => {
+    try {
+      const identity = await lookup.resolve(c.user, c.group);
+      return { ...c.definition, ...identity };
+    } catch (err) {
+      const field = c.user !== undefined && (err as Error).message.startsWith('user') ? 'user' : 'group';
+      problems.push([i, `checks[${i}] (id ${JSON.stringify(c.definition.id)}): field "${field}": ${(err as Error).message}`]);
+      return c.definition;
+    }
+  }));
+  if (problems.length > 0) {
+    // Lookups finish in any order; report in file order.
+    const lines = problems.sort((a, b) => a[0] - b[0]).map(([, line]) => line);
+    throw new TypeError(`${file}: invalid checks file:\n  ${lines.join('\n  ')}`);
+  }
+  return out;
 }

@@ -1,12 +1,26 @@
-// noshell run <checks.json> [--format json|text] [--metrics-port N] [--concurrency N]
+// noshell run <checks file> [--format json|text] [--metrics-port N] [--concurrency N] [--allow-root]
+// noshell run --check <checks file>
 import http from 'node:http';
 import { CheckRunner, type CheckRunResult } from '../check/runner';
-import { loadChecksFile } from './checks-file';
+import type { CheckDefinition } from '../check/definition';
+import { loadChecksFile, resolveChecks } from './checks-file';
+import { AppliedChecks } from './checks-reload';
+import { checksRunningAsRoot, rootRefusal } from './root-refusal';
 import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
 
 const DEADLINE = 5000;
 
-export const runUsage = 'noshell run <checks.json> [--format json|text] [--metrics-port N] [--concurrency N]';
+export const runUsage = 'noshell run <checks.json|.yaml> [--format json|text] [--metrics-port N] [--concurrency N] [--allow-root]\n' +
+  '  noshell run --check <checks.json|.yaml>                  validate the file and exit (0 valid, 2 invalid)';
+
+/** The file's checks, credentials resolved; refused (TypeError) if any would run as root unasked. */
+async function loadChecks(file: string, allowRoot: boolean): Promise<{ concurrency?: number; defs: CheckDefinition[] }> {
+  const loaded = loadChecksFile(file);
+  const defs = await resolveChecks(file, loaded);
+  const asRoot = allowRoot ? [] : checksRunningAsRoot(defs);
+  if (asRoot.length > 0) throw new TypeError(rootRefusal(file, asRoot));
+  return { concurrency: loaded.runner.concurrency, defs };
+}
 
 function jsonLine(r: CheckRunResult): string {
   return JSON.stringify({
@@ -29,30 +43,42 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
   let format: 'json' | 'text' = 'json';
   let port: number | undefined;
   let concurrency: number | undefined;
+  let allowRoot = false;
+  let checkOnly = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--format' && (args[i + 1] === 'json' || args[i + 1] === 'text')) format = args[++i] as 'json' | 'text';
     else if (a === '--metrics-port' && /^\d+$/.test(args[i + 1] ?? '')) port = Number(args[++i]);
     else if (a === '--concurrency' && /^\d+$/.test(args[i + 1] ?? '')) concurrency = Number(args[++i]);
+    else if (a === '--allow-root') allowRoot = true;
+    else if (a === '--check') checkOnly = true;
     else if (!a.startsWith('--') && file === undefined) file = a;
     else throw new TypeError(`noshell run: bad argument ${a}\nusage: ${runUsage}`);
   }
   if (file === undefined) throw new TypeError(`noshell run: no checks file\nusage: ${runUsage}`);
-  const config = loadChecksFile(file);
-  const runner = new CheckRunner({ ...config.runner, ...(concurrency !== undefined ? { concurrency } : {}) });
-  for (const check of config.checks) runner.add(check);
+  // Bad files are TypeErrors: the CLI prints them and exits 2.
+  const config = await loadChecks(file, allowRoot);
+  if (checkOnly) {
+    err(`${file}: valid, ${config.defs.length} checks\n`);
+    return 0;
+  }
+  const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency });
+  const applied = new AppliedChecks(runner);
+  applied.apply(config.defs);
   runner.on('result', (r: CheckRunResult) => out(`${format === 'json' ? jsonLine(r) : textLine(r)}\n`));
 
   // Installed before anything starts: a signal that killed Node by default
   // would leave running checks (each in its own process group) behind.
-  // SIGHUP stops like SIGTERM for now (it may mean reload one day).
+  // SIGHUP reloads the file instead (onReload below), as daemons do.
   let stop!: StopSignals;
   const stopped = new Promise<StopSignal>((resolve) => {
     stop = onStopSignals((sig) => {
       err(`noshell run: ${sig}, stopping\n`);
       resolve(sig);
-    }, (sig) => err(`noshell run: ${sig}, already stopping; running checks are killed ${DEADLINE / 1000} s after the first signal\n`));
+    }, (sig) => err(`noshell run: ${sig}, already stopping; running checks are killed ${DEADLINE / 1000} s after the first signal\n`),
+    ['SIGINT', 'SIGTERM']);
   });
+  const reload = onReload(file, allowRoot, concurrency ?? config.concurrency, applied, () => stop.caught !== null, err);
 
   let server: http.Server | undefined;
   if (port !== undefined) {
@@ -69,13 +95,14 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
       server!.listen(port, '127.0.0.1', resolve);
     }).catch((e: unknown) => {
       stop.remove();
+      reload.remove();
       throw e;
     });
     err(`noshell run: metrics on http://127.0.0.1:${(server.address() as { port: number }).port}/metrics\n`);
   }
 
   runner.start();
-  err(`noshell run: ${config.checks.length} checks from ${file}\n`);
+  err(`noshell run: ${config.defs.length} checks from ${file}\n`);
   const sig = await stopped;
   // Running checks get a few seconds to finish, then aborting them kills
   // their whole groups (SIGTERM, then SIGKILL) before we exit.
@@ -83,7 +110,47 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
   await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
   const s = runner.stats();
   stop.remove();
+  reload.remove();
   err(`noshell run: stopped after ${s.completed} results (${s.byState.OK} OK, ${s.byState.WARNING} WARNING, ` +
     `${s.byState.CRITICAL} CRITICAL, ${s.byState.UNKNOWN} UNKNOWN)\n`);
   return signalExitStatus(sig);
+}
+
+/**
+ * SIGHUP: load the file again and apply it; a file that fails to load is
+ * logged and the checks running now go on. One reload at a time; signals
+ * during one cause one more afterwards (the file may have changed again).
+ */
+function onReload(
+  file: string, allowRoot: boolean, concurrency: number | undefined, applied: AppliedChecks,
+  stopping: () => boolean, err: (s: string) => void,
+): { remove(): void } {
+  let busy = false;
+  let again = false;
+  const reload = async (): Promise<void> => {
+    busy = true;
+    do {
+      again = false;
+      try {
+        const next = await loadChecks(file, allowRoot);
+        if (stopping()) break;
+        if (next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
+        const r = applied.apply(next.defs);
+        const list = (ids: string[]) => (ids.length > 0 ? ` (${ids.join(', ')})` : '');
+        err(`noshell run: reloaded ${file}: ${r.added.length} added${list(r.added)}, ${r.removed.length} removed${list(r.removed)}, ` +
+          `${r.changed.length} changed${list(r.changed)}, ${r.unchanged} unchanged\n`);
+      } catch (e) {
+        err(`noshell run: reload of ${file} failed, the running checks go on:\n${(e as Error).message}\n`);
+      }
+    } while (again && !stopping());
+    busy = false;
+  };
+  const handler = () => {
+    if (stopping()) return;
+    err('noshell run: SIGHUP, reloading\n');
+    if (busy) again = true;
+    else void reload();
+  };
+  process.on('SIGHUP', handler);
+  return { remove: () => process.off('SIGHUP', handler) };
 }

@@ -14,8 +14,15 @@ export interface StopSignals {
   remove(): void;
 }
 
-/** `onStop` runs once, for the first signal; later ones go to `onRepeat`. */
-export function onStopSignals(onStop: (sig: StopSignal) => void, onRepeat?: (sig: StopSignal) => void): StopSignals {
+/**
+ * `onStop` runs once, for the first signal; later ones go to `onRepeat`.
+ * `signals` narrows the set (`noshell run` takes SIGHUP to mean reload).
+ */
+export function onStopSignals(
+  onStop: (sig: StopSignal) => void,
+  onRepeat?: (sig: StopSignal) => void,
+  signals: readonly StopSignal[] = STOP_SIGNALS,
+): StopSignals {
   let caught: StopSignal | null = null;
   const handler = (sig: NodeJS.Signals) => {
     const s = sig as StopSignal;
@@ -23,13 +30,13 @@ export function onStopSignals(onStop: (sig: StopSignal) => void, onRepeat?: (sig
     caught = s;
     onStop(s);
   };
-  for (const s of STOP_SIGNALS) process.on(s, handler);
+  for (const s of signals) process.on(s, handler);
   return {
     get caught() {
       return caught;
     },
     remove() {
-      for (const s of STOP_SIGNALS) process.off(s, handler);
+      for (const s of signals) process.off(s, handler);
     },
   };
 }

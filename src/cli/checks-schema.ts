@@ -1,0 +1,143 @@
+// The shape of a checks file, as a valibot schema: every field known, every
+// unknown field an error, and each error worded as "<where>: <field>:
+// expected <what>, got <value>" so an operator can fix the file from the
+// message alone. Values come out normalized (durations in ms, names of
+// states as numbers); macros and user names are resolved later (checks-file.ts).
+import os from 'node:os';
+import * as v from 'valibot';
+import { parseDuration } from './duration';
+import { isUserMacroName, MAX_ARGS } from './macros';
+
+function isDuration(value: unknown): boolean {
+  try {
+    parseDuration(value, '');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const DURATION = 'a duration like 500, "250ms", "10s" or "5m"';
+
+function duration(min: number) {
+  const expected = min > 0 ? `${DURATION}, at least 1 ms` : DURATION;
+  return v.pipe(
+    v.unknown(),
+    v.check(isDuration, expected),
+    v.transform((x) => parseDuration(x, '')),
+    v.check((ms) => ms >= min, expected),
+  );
+}
+
+const STATES = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'] as const;
+const state = v.pipe(
+  v.union([v.picklist([0, 1, 2, 3]), v.picklist(STATES)], 'a state: 0-3 or OK, WARNING, CRITICAL, UNKNOWN'),
+  v.transform((s) => (typeof s === 'number' ? s : STATES.indexOf(s)) as 0 | 1 | 2 | 3),
+);
+
+const SIGNAL_NAMES = Object.keys(os.constants.signals);
+const SIGNAL = 'a signal name like "SIGTERM" or a number 1-64';
+const signal = v.union(
+  [v.picklist(SIGNAL_NAMES), v.pipe(v.number(), v.integer(SIGNAL), v.minValue(1, SIGNAL), v.maxValue(64, SIGNAL))],
+  SIGNAL,
+);
+
+// What getpwnam() could find: the usual portable name characters (no `:`,
+// no blank, no leading `-`), or a numeric id.
+const NAME_OR_ID = 'a user or group name (letters, digits, _ . -, not starting with -) or a numeric id';
+const nameOrId = v.pipe(
+  v.union([
+    v.pipe(v.string(), v.maxLength(64, NAME_OR_ID), v.regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\$?$/, NAME_OR_ID)),
+    v.pipe(v.number(), v.integer(NAME_OR_ID), v.minValue(0, NAME_OR_ID), v.maxValue(0xfffffffe, NAME_OR_ID), v.transform(String)),
+  ], NAME_OR_ID),
+);
+
+const text = (what: string) => v.string(what);
+const nonEmpty = (what: string) => v.pipe(v.string(what), v.minLength(1, what));
+
+/** Fields a check and `defaults` share. */
+const optionFields = {
+  interval: v.optional(duration(1)),
+  retryInterval: v.optional(duration(1)),
+  maxAttempts: v.optional(v.pipe(v.number('a whole number >= 1'), v.integer('a whole number >= 1'), v.minValue(1, 'a whole number >= 1'))),
+  timeout: v.optional(duration(0)),
+  timeoutState: v.optional(state),
+  forceKillAfter: v.optional(duration(0)),
+  maxOutput: v.optional(v.pipe(v.number('a number of bytes >= 0'), v.integer('a number of bytes >= 0'), v.minValue(0, 'a number of bytes >= 0'))),
+  shell: v.optional(v.union([v.literal(false), v.literal('auto'), v.literal(true)], 'false, "auto" or true')),
+  cwd: v.optional(nonEmpty('a directory path')),
+  env: v.optional(v.record(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name')), text('a string value'), 'an object of NAME: "value" strings')),
+  killSignal: v.optional(signal),
+  user: v.optional(nameOrId),
+  group: v.optional(nameOrId),
+};
+
+const COMMAND = 'a command string or a non-empty argv array of strings';
+const command = v.union(
+  [nonEmpty(COMMAND), v.pipe(v.array(v.string(COMMAND)), v.minLength(1, COMMAND))],
+  COMMAND,
+);
+
+const checkSchema = v.strictObject({
+  id: nonEmpty('a non-empty string'),
+  command,
+  args: v.optional(v.pipe(v.array(text('a string'), `an array of at most ${MAX_ARGS} strings ($ARG1$…)`), v.maxLength(MAX_ARGS, `at most ${MAX_ARGS} strings ($ARG1$…)`))),
+  ...optionFields,
+});
+
+export const checksFileSchema = v.strictObject({
+  concurrency: v.optional(v.pipe(v.number('a whole number >= 1'), v.integer('a whole number >= 1'), v.minValue(1, 'a whole number >= 1'))),
+  macros: v.optional(v.record(
+    v.pipe(v.string(), v.check(isUserMacroName, 'a user macro name USER1 … USER256')),
+    text('a string'),
+    'an object of USERn: "value" strings',
+  )),
+  defaults: v.optional(v.strictObject(optionFields, 'an object of check options')),
+  checks: v.array(checkSchema, 'an array of checks'),
+}, 'an object with a "checks" array');
+
+export type ChecksFileData = v.InferOutput<typeof checksFileSchema>;
+export type CheckData = v.InferOutput<typeof checkSchema>;
+
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  let s: string;
+  try {
+    s = JSON.stringify(value) ?? String(value);
+  } catch {
+    s = String(value);
+  }
+  return s.length > 80 ? `${s.slice(0, 80)}…` : s;
+}
+
+/** "checks[2] (id \"disk\")", "defaults", "macros" or "the file" for an issue's path. */
+function where(data: unknown, path: readonly v.IssuePathItem[]): { where: string; rest: readonly v.IssuePathItem[] } {
+  const [first, second] = path;
+  if (first === undefined) return { where: 'the file', rest: [] };
+  if (first.key === 'checks' && second !== undefined) {
+    const check = (data as { checks: unknown[] }).checks[second.key as number] as { id?: unknown } | null;
+    const id = typeof check === 'object' && check !== null && typeof check.id === 'string' ? ` (id ${JSON.stringify(check.id)})` : '';
+    return { where: `checks[${String(second.key)}]${id}`, rest: path.slice(2) };
+  }
+  if (first.key === 'defaults' || first.key === 'macros') return { where: String(first.key), rest: path.slice(1) };
+  return { where: 'the file', rest: path };
+}
+
+function describeIssue(data: unknown, issue: v.BaseIssue<unknown>): string {
+  const path = issue.path ?? [];
+  const { where: at, rest } = where(data, path);
+  const field = rest.map((p) => (typeof p.key === 'number' ? `[${p.key}]` : `.${String(p.key)}`)).join('').replace(/^\./, '');
+  const obj = issue.type === 'strict_object' || issue.type === 'object';
+  if (obj && issue.expected === 'never') return `${at}: unknown field "${field}"`;
+  if (obj && issue.input === undefined && field !== '') return `${at}: field "${field}" is missing`;
+  // The deepest issue of a union is the one to report, but its message is ours.
+  return `${at}: ${field === '' ? '' : `field "${field}": `}expected ${issue.message}, got ${shown(issue.input)}`;
+}
+
+/** Validates parsed file data; throws a TypeError listing every problem. */
+export function validateChecksFile(data: unknown, file: string): ChecksFileData {
+  const r = v.safeParse(checksFileSchema, data);
+  if (r.success) return r.output;
+  const lines = [...new Set(r.issues.map((i) => describeIssue(data, i)))];
+  throw new TypeError(`${file}: invalid checks file:\n  ${lines.join('\n  ')}`);
+}
