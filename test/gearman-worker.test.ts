@@ -150,6 +150,16 @@ describe.skipIf(GEARMAND === null)('GearmanWorker with a real gearmand', () => {
     expect(reader.payloads.length).toBe(before);
   });
 
+  it('notifications get the core\'s output in NAGIOS_SERVICEOUTPUT / NAGIOS_LONGSERVICEOUTPUT', async () => {
+    const w = startWorker();
+    const out = path.join(tmp, 'notify.env');
+    const text = formatJob({ type: 'notification', hostName: 'nh', serviceDescription: 'ns', commandLine: `${PLUGIN} env ${out}`,
+      extra: { contact: 'admin', plugin_output: 'CRITICAL - disk full', long_plugin_output: 'more detail' } });
+    client.submit('notification', codec.encode(text), { priority: 'high' });
+    await waitUntil(() => /queue="notification",result="no_result"\} 1/.test(w.metrics()), 10_000, 'notification run');
+    expect(readFileSync(out, 'utf8')).toBe('out=CRITICAL - disk full long=more detail\n');
+  });
+
   it('bad base64 → WORK_FAIL, wrong key / garbage / no command_line → discarded, each logged; the worker goes on', async () => {
     const w = startWorker();
     logs.length = 0;
