@@ -1,0 +1,70 @@
+// Compiled by test/package-hygiene.test.ts against the packed package's types
+// (strict; module node16 and moduleResolution bundler): every public API once,
+// as README shows it. Never run. The @ts-expect-error lines fail the build
+// if the types resolve to `any`.
+import {
+  spawn, exec, execFile, popen, parseCommand, runCheck, parsePluginOutput, parsePerfdata, parseRange, checkRange,
+  CheckRunner, SpawnError, ExecError, ShellSyntaxError,
+  type CheckResult, type ExecResult, type ExitStatus, type PerfDatum, type SpawnOptions, type ThresholdRange,
+} from 'noshell';
+import noshell from 'noshell';
+
+export async function examples(): Promise<void> {
+  const options: SpawnOptions = { cwd: '/', timeout: 1000, killSignal: 'SIGTERM', stderr: 'stdout', method: 'auto' };
+  const child = spawn('tail', ['-f', '/var/log/syslog'], options);
+  child.stdout?.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+  const killed: boolean = child.kill();
+  const status: ExitStatus = await child.exited;
+  const code: number | null = status.exitCode;
+
+  const r: ExecResult = await execFile('/bin/echo', ['hi'], { reject: false, maxBuffer: 1024 });
+  const text: string | Buffer = r.stdout;
+  const viaShell: boolean = (await exec('ls /tmp | wc -l', { shell: 'auto' })).viaShell;
+  await exec(['ls', '-l', '/tmp/a file'], { input: 'x', encoding: 'buffer', signal: new AbortController().signal });
+
+  const reader = popen('ps -eo pid,comm', 'r');
+  for await (const line of reader.lines()) process.stdout.write(`${line}\n`);
+  const closed: ExitStatus = await reader.close();
+  const writer = popen(['logger', '-t', 'myapp'], 'w');
+  writer.write('hello\n');
+  await writer.close();
+
+  const parsed = parseCommand(`FOO='a b' check_http -H example.com`);
+  const argv: string[] = parsed.argv;
+  const needsShell: boolean = parsed.needsShell;
+
+  const check: CheckResult = await runCheck('/usr/lib/nagios/plugins/check_dummy 0 ok', { timeout: 10_000 });
+  const state: 0 | 1 | 2 | 3 = check.state;
+  const out = parsePluginOutput('OK - fine | load=0.5;5;10;0;');
+  const perf: PerfDatum[] = parsePerfdata('load=0.5;5;10;0; \'a b\'=3MB');
+  const range: ThresholdRange = parseRange('@10:20');
+  const alert: boolean = checkRange(15, range);
+
+  const runner = new CheckRunner({ concurrency: 4, timeout: 10_000 });
+  runner.add({ id: 'load', command: ['/usr/lib/nagios/plugins/check_load', '-w', '5,4,3', '-c', '10,8,6'], interval: 30_000 });
+  runner.on('result', () => {});
+  runner.start();
+  const running: number = runner.stats().running;
+  const metrics: string = runner.metrics();
+  await runner.stop({ deadline: 5000 });
+
+  try {
+    await execFile('/nonexistent');
+  } catch (e) {
+    if (e instanceof SpawnError) console.log(e.code, e.errno, e.syscall, e.path, e.spawnargs);
+    if (e instanceof ExecError) console.log(e.exitCode, e.signal, e.timedOut, e.stdout, e.stderr, e.command);
+    if (e instanceof ShellSyntaxError) console.log(e.reasons);
+  }
+  const same: typeof exec = noshell.exec;
+
+  // @ts-expect-error a number is not a command
+  await exec(42);
+  // @ts-expect-error popen modes are 'r' and 'w'
+  popen('ls', 'x');
+  // @ts-expect-error parseRange takes the text of a range
+  parseRange(10);
+  // @ts-expect-error states are 0-3
+  const bad: CheckResult['state'] = 4;
+
+  console.log(killed, code, text, viaShell, closed, argv, needsShell, state, out.output, perf, alert, running, metrics, same, bad);
+}
