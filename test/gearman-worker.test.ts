@@ -1,6 +1,7 @@
 // GearmanWorker against a real gearmand: jobs in the broker module's format
 // go in through our client, results are read from check_results.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -173,6 +174,33 @@ describe.skipIf(GEARMAND === null)('GearmanWorker with a real gearmand', () => {
     expect(w.metrics()).toMatch(/noshell_gearman_jobs_total\{queue="service",result="failed"\} 1/);
     expect(logs.filter((l) => l.startsWith('error:')).join('\n')).toMatch(/not valid base64[\s\S]*encryption settings[\s\S]*no command line/);
     expect(reader.payloads.map(fields).some((f) => f.host_name === 'nocmd' || f.host_name === 'clear')).toBe(false);
+  });
+
+  it('a server sending garbage or absurd lengths is dropped and retried; the real one keeps being served', async () => {
+    let conns = 0;
+    const sockets: net.Socket[] = [];
+    const bad = net.createServer((sock) => {
+      sockets.push(sock);
+      sock.on('error', () => {});
+      // Alternately: an HTTP answer (bad magic) and a header claiming a 4 GiB body.
+      sock.write(conns++ % 2 === 0 ? 'HTTP/1.1 400 Bad Request\r\n\r\n' : Buffer.from('\0RES\0\0\0\x0a\xff\xff\xff\xff', 'latin1'));
+    });
+    await new Promise<void>((r) => bad.listen(0, '127.0.0.1', r));
+    const badAddr = `127.0.0.1:${(bad.address() as net.AddressInfo).port}`;
+    logs.length = 0;
+    startWorker({ servers: [badAddr, g.address] });
+    try {
+      expect((await result(submit('service', `${PLUGIN} crit`))).return_code).toBe('2');
+      await waitUntil(() => conns >= 3, 5000, 'reconnects to the bad server');
+      const text = logs.join('\n');
+      expect(text).toMatch(/bad Gearman magic[^\n]*dropping the connection/);
+      expect(text).toMatch(/exceeds the limit[^\n]*dropping the connection/);
+    } finally {
+      await worker?.stop({ deadlineMs: 1000 });
+      worker = null;
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => bad.close(r));
+    }
   });
 
   it('status queue worker_<identifier> answers like the C worker', async () => {

@@ -6,10 +6,10 @@ import { hostname, loadavg } from 'node:os';
 import { GearmanClient } from './client';
 import { GearmanConnection } from './connection';
 import { createPayloadCodec, GearmanPayloadError, type PayloadCodec } from './crypto';
-import { formatResult, jobTime, parseJob, type CheckJob } from './job-payload';
+import { executeJob, type ExecuteContext } from './execute-job';
+import { parseJob } from './job-payload';
 import { PacketType, type Packet } from './packet';
-import { runJob, type JobOutcome } from './run-job';
-import { type JobResultLabel, WorkerMetrics } from './worker-metrics';
+import { WorkerMetrics } from './worker-metrics';
 import { resolveWorkerOptions, type GearmanWorkerOptions, type ResolvedWorkerOptions } from './worker-options';
 import { statusAnswer } from './status-answer';
 
@@ -20,17 +20,7 @@ interface Server {
   state: GrabState;
 }
 
-export interface WorkerJobEvent {
-  queue: string;
-  handle: string;
-  job: CheckJob;
-  outcome: JobOutcome;
-  /** The result payload sent (cleartext), or null for jobs that send none. */
-  result: string | null;
-}
-
-const MAX_OUTPUT = 10 * 1024 * 1024;
-const RESULT_LABELS: JobResultLabel[] = ['ok', 'warning', 'critical', 'unknown'];
+export type { WorkerJobEvent } from './execute-job';
 
 export class GearmanWorker extends EventEmitter {
   readonly options: ResolvedWorkerOptions;
@@ -45,6 +35,7 @@ export class GearmanWorker extends EventEmitter {
   private stopping = false;
   private idleWaiters: Array<() => void> = [];
   private started = false;
+  private readonly ctx: ExecuteContext;
 
   constructor(options: GearmanWorkerOptions) {
     super();
@@ -54,6 +45,7 @@ export class GearmanWorker extends EventEmitter {
     this.statusQueue = `worker_${this.options.identifier}`;
     const connOpts = { backoffMinMs: options.backoffMinMs, backoffMaxMs: options.backoffMaxMs, log: this.log };
     this.client = new GearmanClient(this.options.servers, { ...connOpts, maxQueued: options.maxQueuedResults });
+    this.ctx = { options: this.options, client: this.client, codec: this.codec, metrics: this.metricsData, log: this.log };
     this.servers = this.options.servers.map((address) => {
       const server: Server = { conn: new GearmanConnection(address, connOpts), state: 'down' };
       server.conn.on('connect', () => {
@@ -211,7 +203,8 @@ export class GearmanWorker extends EventEmitter {
     const ac = new AbortController();
     this.running.set(handle, ac);
     const grabbed = performance.now();
-    this.execute(queue, handle, job, ac.signal, grabbed)
+    executeJob(this.ctx, queue, handle, job, ac.signal, grabbed)
+      .then((event) => this.emit('job', event))
       .catch((err: unknown) => this.log('error', `job ${handle}: ${err instanceof Error ? err.message : String(err)}`))
       .finally(() => {
         finish(PacketType.WORK_COMPLETE, ['']);
@@ -225,39 +218,4 @@ export class GearmanWorker extends EventEmitter {
       });
   }
 
-  private async execute(queue: string, handle: string, job: CheckJob, signal: AbortSignal, grabbed: number): Promise<void> {
-    const o = this.options;
-    const outcome = await runJob(job, {
-      identifier: o.identifier, defaultTimeout: o.jobTimeout, timeoutReturn: o.timeoutReturn,
-      showErrorOutput: o.showErrorOutput, maxOutput: MAX_OUTPUT, signal,
-    });
-    if (outcome.aborted) {
-      // What the C worker sends for a job its worker was stopped in.
-      outcome.returnCode = 2;
-      outcome.output = `(Return code of 15 is out of bounds. Worker exited by signal SIGTERM on worker: ${o.identifier})`;
-    }
-    const m = this.metricsData;
-    m.checkCpuSeconds += (outcome.rusage.userCpuMs + outcome.rusage.systemCpuMs) / 1000;
-    if (outcome.viaShell) m.viaShell++;
-    if (outcome.timedOut) m.timeouts++;
-    let result: string | null = null;
-    if ((job.type === 'service' || job.type === 'host') && job.resultQueue !== undefined) {
-      result = formatResult({
-        hostName: job.hostName ?? '', serviceDescription: job.serviceDescription, coreStartTime: jobTime(job.coreTime),
-        startTime: outcome.startTime, finishTime: outcome.finishTime, returnCode: outcome.returnCode,
-        // The C worker's format string has a UTF-8 no-break space after '@'.
-        source: `Mod-Gearman Worker @\u00a0${o.identifier}`, output: outcome.output,
-      });
-      this.client.submit(job.resultQueue, this.codec.encode(result));
-      m.countJob(queue, outcome.timedOut ? 'timeout' : RESULT_LABELS[outcome.returnCode] ?? 'unknown');
-    } else {
-      m.countJob(queue, 'no_result');
-      if ((job.type === 'eventhandler' || job.type === 'notification') && outcome.returnCode !== 0) {
-        this.log('error', `${job.serviceDescription !== undefined ? 'service' : 'host'} ${job.type} exited with return code ${outcome.returnCode}; cmd: ${job.commandLine}; output: ${outcome.output}`);
-      }
-    }
-    m.observeLatency((performance.now() - grabbed) / 1000);
-    this.log('debug', `job ${handle} (${queue}) ${job.hostName ?? ''}${job.serviceDescription ? ` - ${job.serviceDescription}` : ''}: rc=${outcome.returnCode}`);
-    this.emit('job', { queue, handle, job, outcome, result } satisfies WorkerJobEvent);
-  }
 }

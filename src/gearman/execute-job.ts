@@ -1,0 +1,67 @@
+// One job from grab to result: run it, account for it, and hand the C
+// worker's result payload to the client (service and host checks only).
+import type { GearmanClient } from './client';
+import type { PayloadCodec } from './crypto';
+import { formatResult, jobTime, type CheckJob } from './job-payload';
+import { runJob, type JobOutcome } from './run-job';
+import type { JobResultLabel, WorkerMetrics } from './worker-metrics';
+import type { ResolvedWorkerOptions } from './worker-options';
+
+export interface WorkerJobEvent {
+  queue: string;
+  handle: string;
+  job: CheckJob;
+  outcome: JobOutcome;
+  /** The result payload sent (cleartext), or null for jobs that send none. */
+  result: string | null;
+}
+
+export interface ExecuteContext {
+  options: ResolvedWorkerOptions;
+  client: GearmanClient;
+  codec: PayloadCodec;
+  metrics: WorkerMetrics;
+  log: (level: 'error' | 'info' | 'debug', message: string) => void;
+}
+
+const MAX_OUTPUT = 10 * 1024 * 1024; // the C worker's output cap
+const RESULT_LABELS: JobResultLabel[] = ['ok', 'warning', 'critical', 'unknown'];
+
+export async function executeJob(
+  ctx: ExecuteContext, queue: string, handle: string, job: CheckJob, signal: AbortSignal, grabbed: number,
+): Promise<WorkerJobEvent> {
+  const o = ctx.options;
+  const outcome = await runJob(job, {
+    identifier: o.identifier, defaultTimeout: o.jobTimeout, timeoutReturn: o.timeoutReturn,
+    showErrorOutput: o.showErrorOutput, maxOutput: MAX_OUTPUT, signal,
+  });
+  if (outcome.aborted) {
+    // What the C worker sends for a job its worker was stopped in.
+    outcome.returnCode = 2;
+    outcome.output = `(Return code of 15 is out of bounds. Worker exited by signal SIGTERM on worker: ${o.identifier})`;
+  }
+  const m = ctx.metrics;
+  m.checkCpuSeconds += (outcome.rusage.userCpuMs + outcome.rusage.systemCpuMs) / 1000;
+  if (outcome.viaShell) m.viaShell++;
+  if (outcome.timedOut) m.timeouts++;
+  let result: string | null = null;
+  if ((job.type === 'service' || job.type === 'host') && job.resultQueue !== undefined) {
+    result = formatResult({
+      hostName: job.hostName ?? '', serviceDescription: job.serviceDescription, coreStartTime: jobTime(job.coreTime),
+      startTime: outcome.startTime, finishTime: outcome.finishTime, returnCode: outcome.returnCode,
+      // The C worker's format string has a UTF-8 no-break space after '@'.
+      source: `Mod-Gearman Worker @\u00a0${o.identifier}`, output: outcome.output,
+    });
+    ctx.client.submit(job.resultQueue, ctx.codec.encode(result));
+    m.countJob(queue, outcome.timedOut ? 'timeout' : RESULT_LABELS[outcome.returnCode] ?? 'unknown');
+  } else {
+    m.countJob(queue, 'no_result');
+    if ((job.type === 'eventhandler' || job.type === 'notification') && outcome.returnCode !== 0) {
+      ctx.log('error', `${job.serviceDescription !== undefined ? 'service' : 'host'} ${job.type} exited with return code ` +
+        `${outcome.returnCode}; cmd: ${job.commandLine}; output: ${outcome.output}`);
+    }
+  }
+  m.observeLatency((performance.now() - grabbed) / 1000);
+  ctx.log('debug', `job ${handle} (${queue}) ${job.hostName ?? ''}${job.serviceDescription ? ` - ${job.serviceDescription}` : ''}: rc=${outcome.returnCode}`);
+  return { queue, handle, job, outcome, result };
+}
