@@ -201,14 +201,16 @@ export class GearmanWorker extends EventEmitter {
       return;
     }
     const ac = new AbortController();
-    this.running.set(handle, ac);
+    // Handles are only unique per server (two gearmand can both say H:host:1).
+    const key = `${conn.label}\0${handle}`;
+    this.running.set(key, ac);
     const grabbed = performance.now();
     executeJob(this.ctx, queue, handle, job, ac.signal, grabbed)
       .then((event) => this.emit('job', event))
       .catch((err: unknown) => this.log('error', `job ${handle}: ${err instanceof Error ? err.message : String(err)}`))
       .finally(() => {
         finish(PacketType.WORK_COMPLETE, ['']);
-        this.running.delete(handle);
+        this.running.delete(key);
         if (this.running.size === 0) {
           const w = this.idleWaiters;
           this.idleWaiters = [];
