@@ -107,6 +107,7 @@ describe('the packed tarball on a machine without a C/C++ toolchain', () => {
     // which fails here without python3, make and cc.
     const r = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--foreground-scripts', packed.tarball], dir);
     expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/> noshell@[\d.]+ install\n> node-gyp-build\n/); // the script did run
     expectWorksWithoutToolchain(dir);
   }, 300_000);
 
