@@ -45,12 +45,14 @@ export function isUserMacroName(name: string): boolean {
  * (`$HOME`, a lone `$`) is kept for the command parser to judge.
  */
 export function expandMacros(text: string, userMacros: ReadonlyMap<string, string>, args: readonly string[]): string {
-  let out = '';
+  // Parts joined once at the end: `+=` of many small pieces builds a deep
+  // rope that costs more than linear to flatten.
+  const out: string[] = [];
   let seg = 0;
   let i = text.indexOf('$');
   while (i >= 0) {
     if (text.charCodeAt(i + 1) === 36 /* $ */) {
-      out += text.slice(seg, i + 1);
+      out.push(text.slice(seg, i + 1));
       seg = i + 2;
       i = text.indexOf('$', seg);
       continue;
@@ -75,9 +77,11 @@ export function expandMacros(text: string, userMacros: ReadonlyMap<string, strin
     } else {
       throw new MacroError(`unknown macro $${name}$ (only $USER1$…$USER${MAX_USER_MACROS}$, $ARG1$…$ARG${MAX_ARGS}$ and $$)`);
     }
-    out += text.slice(seg, i) + value;
+    out.push(text.slice(seg, i), value);
     seg = j + 1;
     i = text.indexOf('$', seg);
   }
-  return out + text.slice(seg);
+  if (out.length === 0) return text;
+  out.push(text.slice(seg));
+  return out.join('');
 }

@@ -1,0 +1,207 @@
+// Checks files: schema errors name the check, the field and what was
+// expected; YAML is read safely; defaults and macros end up in each
+// definition; user and group names come from the system's database.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadChecksFile, resolveChecks } from '../src/cli/checks-file';
+import { checksRunningAsRoot } from '../src/cli/root-refusal';
+
+let tmp = '';
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-checks-file-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+let seq = 0;
+function write(text: string | object, ext = 'json'): string {
+  const file = path.join(tmp, `checks-${seq++}.${ext}`);
+  writeFileSync(file, typeof text === 'string' ? text : JSON.stringify(text));
+  return file;
+}
+
+/** The problem lines of a refused file. */
+function problems(text: string | object, ext = 'json'): string[] {
+  const file = write(text, ext);
+  try {
+    loadChecksFile(file);
+  } catch (err) {
+    expect(err).toBeInstanceOf(TypeError);
+    const [head, ...lines] = (err as Error).message.split('\n');
+    expect(head.startsWith(file)).toBe(true);
+    return lines.map((l) => l.trim());
+  }
+  throw new Error(`${file} was accepted`);
+}
+
+describe('schema errors name the check, the field and what was expected', () => {
+  it('unknown fields, anywhere, are errors', () => {
+    expect(problems({ checks: [{ id: 'a', command: 'x', interval: 1000, intervall: 5 }] }))
+      .toEqual(['checks[0] (id "a"): unknown field "intervall"']);
+    expect(problems({ defaults: { timeot: 1 }, checks: [] })).toEqual(['defaults: unknown field "timeot"']);
+    expect(new Set(problems({ check: [] }))).toEqual(new Set(['the file: unknown field "check"', 'the file: field "checks" is missing']));
+  });
+
+  it('wrong values say what was expected and what came', () => {
+    const got = problems({
+      checks: [
+        { id: 'load', command: 'x', interval: 'soon' },
+        { id: 'disk', command: 5, interval: '1s', timeoutState: 'BAD', maxAttempts: 0 },
+        { command: 'x', interval: '1s' },
+        { id: 'env', command: [], interval: 0, env: { '1X': 'a', B: 1 }, shell: 'yes', user: 'a:b', killSignal: 'SIGFOO' },
+      ],
+      macros: { HOST: 'x', USER1: 2 },
+      concurrency: 0,
+    });
+    // Every problem at once, in no promised order.
+    expect(new Set(got)).toEqual(new Set([
+      'checks[0] (id "load"): field "interval": expected a duration like 500, "250ms", "10s" or "5m", at least 1 ms, got "soon"',
+      'checks[1] (id "disk"): field "command": expected a command string or a non-empty argv array of strings, got 5',
+      'checks[1] (id "disk"): field "maxAttempts": expected a whole number >= 1, got 0',
+      'checks[1] (id "disk"): field "timeoutState": expected a state: 0-3 or OK, WARNING, CRITICAL, UNKNOWN, got "BAD"',
+      'checks[2]: field "id" is missing',
+      'checks[3] (id "env"): field "command": expected a command string or a non-empty argv array of strings, got []',
+      'checks[3] (id "env"): field "interval": expected a duration like 500, "250ms", "10s" or "5m", at least 1 ms, got 0',
+      'checks[3] (id "env"): field "shell": expected false, "auto" or true, got "yes"',
+      'checks[3] (id "env"): field "env.1X": expected a variable name, got "1X"',
+      'checks[3] (id "env"): field "env.B": expected a string value, got 1',
+      'checks[3] (id "env"): field "user": expected a user or group name (letters, digits, _ . -, not starting with -) or a numeric id, got "a:b"',
+      'checks[3] (id "env"): field "killSignal": expected a signal name like "SIGTERM" or a number 1-64, got "SIGFOO"',
+      'macros: field "HOST": expected a user macro name USER1 … USER256, got "HOST"',
+      'macros: field "USER1": expected a string, got 2',
+      'the file: field "concurrency": expected a whole number >= 1, got 0',
+    ]));
+  });
+
+  it('after the schema: duplicate ids, a missing interval, bad macros', () => {
+    expect(problems({
+      macros: { USER1: '/p' },
+      checks: [
+        { id: 'a', command: '$USER1$/x', interval: '1s' },
+        { id: 'a', command: 'x', interval: '1s' },
+        { id: 'b', command: 'x' },
+        { id: 'c', command: ['$USER2$/x'], interval: '1s' },
+        { id: 'd', command: 'x $HOSTNAME$', interval: '1s' },
+      ],
+    })).toEqual([
+      'checks[1] (id "a"): field "id": the same id as checks[0]',
+      'checks[2] (id "b"): field "interval" is missing (give it here or in "defaults")',
+      'checks[3] (id "c"): field "command": $USER2$ is not defined in "macros"',
+      'checks[4] (id "d"): field "command": unknown macro $HOSTNAME$ (only $USER1$…$USER256$, $ARG1$…$ARG32$ and $$)',
+    ]);
+  });
+
+  it('unreadable and unparsable files name the file', () => {
+    expect(() => loadChecksFile(path.join(tmp, 'missing.json'))).toThrow(/missing\.json: cannot read/);
+    expect(() => loadChecksFile(write('{"checks": ['))).toThrow(/invalid JSON/);
+  });
+});
+
+describe('definitions', () => {
+  it('defaults, durations, state names and macros end up in each definition', () => {
+    const file = write({
+      concurrency: 8,
+      macros: { USER1: '/usr/lib/nagios/plugins', USER7: 'public' },
+      defaults: { interval: '1m', timeout: '10s', timeoutState: 'CRITICAL', env: { LANG: 'C' } },
+      checks: [
+        { id: 'snmp', command: '$USER1$/check_snmp -C $USER7$ -w $ARG1$', args: ['~:20'], retryInterval: '5s', maxAttempts: 3 },
+        { id: 'argv', command: ['$USER1$/check_dummy', '$ARG1$', '$ARG2$'], args: ['0', 'a b'], interval: 500, timeout: 1000 },
+      ],
+    });
+    const loaded = loadChecksFile(file);
+    expect(loaded.runner).toEqual({ concurrency: 8 });
+    expect(loaded.checks).toEqual([
+      { definition: {
+        id: 'snmp', command: '/usr/lib/nagios/plugins/check_snmp -C public -w ~:20', interval: 60_000, retryInterval: 5000,
+        maxAttempts: 3, timeout: 10_000, timeoutState: 2, env: { LANG: 'C' },
+      } },
+      { definition: {
+        id: 'argv', command: ['/usr/lib/nagios/plugins/check_dummy', '0', 'a b'], interval: 500, timeout: 1000,
+        timeoutState: 2, env: { LANG: 'C' },
+      } },
+    ]);
+  });
+
+  it('YAML files load like JSON ones', () => {
+    const yaml = write([
+      '# comments are fine',
+      'macros: { USER1: /bin }',
+      'defaults:',
+      '  interval: 30s',
+      'checks:',
+      '  - id: one',
+      '    command: $USER1$/true',
+      '  - id: two',
+      '    command: [/bin/echo, "OK - two"]',
+      '    timeoutState: 2',
+    ].join('\n'), 'yaml');
+    expect(loadChecksFile(yaml).checks.map((c) => c.definition)).toEqual([
+      { id: 'one', command: '/bin/true', interval: 30_000 },
+      { id: 'two', command: ['/bin/echo', 'OK - two'], interval: 30_000, timeoutState: 2 },
+    ]);
+    expect(loadChecksFile(write('checks: []\n', 'yml')).checks).toEqual([]);
+  });
+
+  it('YAML is parsed safely: tags, duplicate keys and alias bombs are errors', () => {
+    expect(() => loadChecksFile(write('checks: !!js/function "x"\n', 'yaml'))).toThrow(/invalid YAML:\n {2}Unresolved tag/);
+    expect(() => loadChecksFile(write('checks: !custom []\n', 'yaml'))).toThrow(/Unresolved tag: !custom/);
+    expect(() => loadChecksFile(write('checks: []\nchecks: []\n', 'yaml'))).toThrow(/keys must be unique/);
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (const [n, prev] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e']]) {
+      bomb.push(`${n}: &${n} [${Array(10).fill(`*${prev}`).join(', ')}]`);
+    }
+    bomb.push('checks: []');
+    expect(() => loadChecksFile(write(bomb.join('\n'), 'yaml'))).toThrow(/invalid YAML: Excessive alias count/);
+  });
+});
+
+describe('user and group names from the user database', () => {
+  const id = (...args: string[]) => execFileSync('id', args, { encoding: 'utf8' }).trim();
+
+  it('a user gives uid, primary gid and the groups the database lists (initgroups)', async () => {
+    const file = write({
+      checks: [
+        { id: 'n', command: 'x', interval: 1000, user: 'nobody' },
+        { id: 'ng', command: 'x', interval: 1000, user: 'nobody', group: 'root' },
+        { id: 'num', command: 'x', interval: 1000, user: 4_000_000, group: 4_000_001 },
+        { id: 'g', command: 'x', interval: 1000, group: 0 },
+        { id: 'plain', command: 'x', interval: 1000 },
+        { id: 'r', command: 'x', interval: 1000, user: 'root' },
+      ],
+    });
+    const defs = await resolveChecks(file, loadChecksFile(file));
+    const nobodyGroups = id('-G', 'nobody').split(' ').map(Number);
+    const [uid, gid] = [Number(id('-u', 'nobody')), Number(id('-g', 'nobody'))];
+    expect(defs.map(({ id: name, uid: u, gid: g, groups }) => ({ name, u, g, groups }))).toEqual([
+      { name: 'n', u: uid, g: gid, groups: nobodyGroups },
+      // initgroups(user, group): the given group first, then the database's memberships.
+      { name: 'ng', u: uid, g: 0, groups: [0, ...nobodyGroups.filter((x) => x !== gid)] },
+      // Unknown numeric ids are taken as they are, with no supplementary groups.
+      { name: 'num', u: 4_000_000, g: 4_000_001, groups: [] },
+      { name: 'g', u: undefined, g: 0, groups: undefined },
+      { name: 'plain', u: undefined, g: undefined, groups: undefined },
+      { name: 'r', u: 0, g: 0, groups: id('-G', 'root').split(' ').map(Number) },
+    ]);
+    // As root, checks without a user, with a group only or as root itself are refused.
+    expect(checksRunningAsRoot(defs, 0)).toEqual(['g', 'plain', 'r']);
+    expect(checksRunningAsRoot(defs, 1000)).toEqual([]);
+  });
+
+  it('unknown names are errors naming the check and the field', async () => {
+    const file = write({
+      checks: [
+        { id: 'u', command: 'x', interval: 1000, user: 'no-such-user-zz' },
+        { id: 'g', command: 'x', interval: 1000, group: 'no-such-group-zz' },
+        { id: 'n', command: 'x', interval: 1000, user: 4_000_000 },
+      ],
+    });
+    await expect(resolveChecks(file, loadChecksFile(file))).rejects.toThrow(new TypeError([
+      `${file}: invalid checks file:`,
+      '  checks[0] (id "u"): field "user": user "no-such-user-zz": no such user (getent passwd)',
+      '  checks[1] (id "g"): field "group": group "no-such-group-zz": no such group (getent group)',
+      '  checks[2] (id "n"): field "user": user 4000000 is not in the user database: give a group too',
+    ].join('\n')));
+  });
+});
