@@ -113,6 +113,16 @@ describe('untrusted perfdata in linear time (issue 8)', () => {
     expect(r.longOutput).toBe('more ');
   });
 
+  it('perfdata with a bad threshold in every item costs no exception per field', () => {
+    // Found by the fuzz suite: each bad warn/crit threw a RangeError inside the
+    // parser, ~28x the time of good perfdata (a plugin printing 64 KiB of them
+    // held the loop ~10k stack traces long). Without throws it is ~4x: bound 12.
+    const adversarial = repeatTo('a=1;x;y;z;w ', 256 * 1024);
+    const plain = repeatTo('time=0.001s;;;0; ', adversarial.length);
+    expect(parsePerfdataDetailed(adversarial).errors.length).toBeGreaterThan(40_000);
+    expect(timeRatio(parsePerfdata, adversarial, plain)).toBeLessThan(12);
+  });
+
   it('U+2028, U+2029 and no-break space are ordinary characters in perfdata, not separators', () => {
     expect(parsePerfdata('a=1\u2028 b=2ms\u2029;5 c\u00a0d=3')).toEqual([
       { label: 'a', value: 1, uom: '\u2028' },

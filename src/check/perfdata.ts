@@ -6,12 +6,12 @@
 // splits them. U+2028, U+2029, no-break space and other Unicode whitespace are
 // ordinary characters: part of a label, or of the unit after a value (kept as
 // given, like any unknown unit); they make min/max not numbers, and warn/crit
-// go to parseRange, which trims them as String.prototype.trim does. Parsing is
-// one forward pass (issue 8: a backtracking value pattern made
-// `a=<65,000 digits>\u2028` take seconds).
+// go to readRange (as parseRange), which trims them as String.prototype.trim
+// does. Parsing is one forward pass, without exceptions (issue 8: a
+// backtracking value pattern made `a=<65,000 digits>\u2028` take seconds).
 import { checkString } from '../validate';
 import { numberValue, parseNumber, scanNumber } from './number';
-import { parseRange, type ThresholdRange } from './range';
+import { readRange, type ThresholdRange } from './range';
 
 export interface PerfDatum {
   label: string;
@@ -110,11 +110,9 @@ function parseFields(label: string, fields: string[], errors: string[]): PerfDat
   const datum: PerfDatum = { label, value, uom };
   const range = (text: string | undefined, name: 'warn' | 'crit') => {
     if (text === undefined || text === '') return;
-    try {
-      datum[name] = parseRange(text);
-    } catch {
-      errors.push(`${JSON.stringify(label)}: ignored ${name} ${JSON.stringify(text)} (not a range)`);
-    }
+    const r = readRange(text);
+    if (r === null) errors.push(`${JSON.stringify(label)}: ignored ${name} ${JSON.stringify(text)} (not a range)`);
+    else datum[name] = r;
   };
   const num = (text: string | undefined, name: 'min' | 'max') => {
     if (text === undefined || text === '') return;
