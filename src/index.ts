@@ -18,6 +18,13 @@ export type {
   CheckDefinition, CheckRunResult, Clock, RunnerOptions, RunnerStats,
 } from './check/index';
 export { formatPerfdata, formatResult } from './check/format';
+export type { CheckStatus } from './check/check-status';
+export { DEFAULT_PERFDATA_LIMIT } from './check/perfdata-limit';
+export { registerRunnerMetrics } from './metrics/runner-metrics';
+export type { RunnerMetrics, RunnerMetricsOptions } from './metrics/runner-metrics';
+export { createRunnerRegistry } from './metrics/runner-registry';
+export { serveMetrics } from './metrics/metrics-server';
+export type { MetricsServer } from './metrics/metrics-server';
 export { GearmanWorker } from './gearman/worker';
 export type { WorkerJobEvent } from './gearman/worker';
 export type { GearmanWorkerOptions } from './gearman/worker-options';

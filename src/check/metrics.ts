@@ -1,5 +1,13 @@
-// Runner statistics in the Prometheus text exposition format (version 0.0.4).
-import type { RunnerStats } from './definition';
+// A runner's series in the Prometheus text exposition format (version 0.0.4),
+// rendered synchronously: CheckRunner.metrics() has always returned a string.
+// prom-client renders the same families (src/metrics/runner-metrics.ts).
+import { checkFamilies } from './check-families';
+import { perfdataLimitOf } from './perfdata-limit';
+import { perfdataFamilies } from './perfdata-families';
+import { runnerFamilies } from './runner-families';
+import { takeSnapshot, type MetricFamily, type MetricsSource, type Snapshot } from './metrics-snapshot';
+
+export const allFamilies: readonly MetricFamily[] = [...runnerFamilies, ...checkFamilies, ...perfdataFamilies];
 
 function num(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
@@ -8,29 +16,29 @@ function num(v: number): string {
   return String(v);
 }
 
-export function formatMetrics(s: RunnerStats): string {
+// Check ids and perfdata labels are the user's: any text, so escaped as the
+// format says (backslash, double quote, line feed; HELP only the first and last).
+export function escapeLabelValue(v: string): string {
+  return v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+}
+
+function escapeHelp(v: string): string {
+  return v.replace(/[\\\n]/g, (c) => (c === '\n' ? '\\n' : '\\\\'));
+}
+
+export function renderFamilies(families: readonly MetricFamily[], snap: Snapshot): string {
   const out: string[] = [];
-  const metric = (name: string, type: string, help: string, samples: Array<[string, number]>) => {
-    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [labels, value] of samples) out.push(`${name}${labels} ${num(value)}`);
-  };
-  metric('noshell_checks', 'gauge', 'Checks configured.', [['', s.checks]]);
-  metric('noshell_checks_running', 'gauge', 'Checks running now.', [['', s.running]]);
-  metric('noshell_checks_queued', 'gauge', 'Checks due and waiting for a slot.', [['', s.queued]]);
-  metric('noshell_check_results_total', 'counter', 'Completed check runs by state.',
-    Object.entries(s.byState).map(([state, n]) => [`{state="${state}"}`, n]));
-  metric('noshell_check_timeouts_total', 'counter', 'Check runs killed by their timeout.', [['', s.timedOut]]);
-  metric('noshell_check_spawn_errors_total', 'counter', 'Check runs whose plugin could not be started.', [['', s.spawnErrors]]);
-  metric('noshell_check_truncated_total', 'counter', 'Check runs whose output was cut at maxOutput.', [['', s.truncated]]);
-  metric('noshell_check_via_shell_total', 'counter', 'Check runs that needed /bin/sh.', [['', s.viaShell]]);
-  metric('noshell_check_skipped_total', 'counter', 'Regular runs skipped because the previous run overran.', [['', s.skipped]]);
-  metric('noshell_checks_per_second', 'gauge', 'Completed check runs per second, last 10 s.', [['', s.checksPerSecond]]);
-  const summary = (name: string, help: string, p: RunnerStats['latencyMs']) =>
-    metric(name, 'summary', help, [
-      ['{quantile="0.5"}', p.p50 / 1000], ['{quantile="0.9"}', p.p90 / 1000], ['{quantile="0.99"}', p.p99 / 1000],
-      ['{quantile="1"}', p.max / 1000],
-    ]);
-  summary('noshell_check_latency_seconds', 'Scheduled to started, recent runs.', s.latencyMs);
-  summary('noshell_check_execution_seconds', 'Started to reaped, recent runs.', s.executionMs);
+  for (const f of families) {
+    out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
+    for (const s of f.samples(snap)) {
+      const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
+      out.push(`${f.name}${s.suffix ?? ''}${labels.length > 0 ? `{${labels.join(',')}}` : ''} ${num(s.value)}`);
+    }
+  }
   return `${out.join('\n')}\n`;
+}
+
+/** Every series of a runner, aggregate and per check. */
+export function formatMetrics(runner: MetricsSource): string {
+  return renderFamilies(allFamilies, takeSnapshot(runner, perfdataLimitOf(runner)));
 }

@@ -4,6 +4,7 @@
 // never two runs of one check at once.
 import { EventEmitter } from 'node:events';
 import { describe } from '../validate';
+import type { CheckStatus } from './check-status';
 import { MinHeap } from './heap';
 import { formatMetrics } from './metrics';
 import { runCheck, type CheckOptions, type CheckResult } from './run-check';
@@ -27,6 +28,8 @@ interface Entry {
   removed: boolean;
   inHeap: boolean;
   abort: AbortController | null;
+  last: CheckRunResult | null;
+  lastStateChangeAt: number | null;
 }
 
 export class CheckRunner extends EventEmitter {
@@ -70,7 +73,7 @@ export class CheckRunner extends EventEmitter {
     if (this.#entries.has(def.id)) throw new TypeError(`add: a check with id ${JSON.stringify(def.id)} exists already`);
     const entry: Entry = {
       def: { ...def, maxAttempts }, options, gridAt: 0, nextAt: 0, attempt: 1,
-      running: false, queued: false, removed: false, inHeap: false, abort: null,
+      running: false, queued: false, removed: false, inHeap: false, abort: null, last: null, lastStateChangeAt: null,
     };
     this.#entries.set(def.id, entry);
     if (this.#started && this.#stopping === null) {
@@ -150,9 +153,16 @@ export class CheckRunner extends EventEmitter {
     };
   }
 
-  /** stats() in the Prometheus text exposition format. */
+  /** Every configured check with its last result (metrics read it at scrape time). */
+  checkStatus(): CheckStatus[] {
+    return [...this.#entries.values()].map((e) => ({
+      id: e.def.id, definition: e.def, running: e.running, last: e.last, lastStateChangeAt: e.lastStateChangeAt,
+    }));
+  }
+
+  /** stats() and every check's series in the Prometheus text exposition format. */
   metrics(): string {
-    return formatMetrics(this.stats());
+    return formatMetrics(this);
   }
 
   #scheduleFirst(entry: Entry, fraction: number): void {
@@ -230,6 +240,8 @@ export class CheckRunner extends EventEmitter {
       scheduledAt, startedAt, finishedAt, latencyMs: startedAt - scheduledAt,
     };
     this.#record(run);
+    if (entry.last === null || entry.last.state !== run.state) entry.lastStateChangeAt = finishedAt;
+    entry.last = run;
     if (!entry.removed && this.#stopping === null) this.#scheduleNext(entry, soft, result.state, finishedAt, wasRetry);
     const waiting = this.#waiting.get(entry.def.id);
     const successor = this.#entries.get(entry.def.id);

@@ -1,10 +1,13 @@
 // Runner statistics: counters, plus sliding windows for percentiles and rate.
 
-/** The last `size` samples, for percentiles. */
+/** The last `size` samples, for percentiles; sum and count over all samples. */
 export class SampleWindow {
   #buf: Float64Array;
   #n = 0;
   #next = 0;
+  // A Prometheus summary's _sum and _count are cumulative, unlike its quantiles.
+  #sum = 0;
+  #total = 0;
   constructor(size = 4096) {
     this.#buf = new Float64Array(size);
   }
@@ -13,10 +16,17 @@ export class SampleWindow {
     this.#buf[this.#next] = v;
     this.#next = (this.#next + 1) % this.#buf.length;
     if (this.#n < this.#buf.length) this.#n++;
+    this.#sum += v;
+    this.#total++;
   }
 
   get count(): number {
     return this.#n;
+  }
+
+  /** Every sample ever added, summed and counted. */
+  get total(): { sum: number; count: number } {
+    return { sum: this.#sum, count: this.#total };
   }
 
   /** Nearest-rank percentiles (0–100) of the window; NaN when empty. */
@@ -58,9 +68,12 @@ export interface Percentiles {
   p90: number;
   p99: number;
   max: number;
+  /** Over every run since the runner was made (the percentiles cover recent runs). */
+  sum: number;
+  count: number;
 }
 
 export function summarize(w: SampleWindow): Percentiles {
   const [p50, p90, p99, max] = w.percentiles([50, 90, 99, 100]);
-  return { p50, p90, p99, max };
+  return { p50, p90, p99, max, ...w.total };
 }

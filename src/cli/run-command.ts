@@ -1,16 +1,17 @@
-// noshell run <checks file> [--format json|text] [--metrics-port N] [--concurrency N] [--allow-root]
+// noshell run <checks file> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]
 // noshell run --check <checks file>
-import http from 'node:http';
 import { CheckRunner, type CheckRunResult } from '../check/runner';
 import type { CheckDefinition } from '../check/definition';
 import { loadChecksFile, resolveChecks } from './checks-file';
 import { AppliedChecks } from './checks-reload';
 import { checksRunningAsRoot, rootRefusal } from './root-refusal';
+import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
+import { createRunnerRegistry } from '../metrics/runner-registry';
 import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
 
 const DEADLINE = 5000;
 
-export const runUsage = 'noshell run <checks.json|.yaml> [--format json|text] [--metrics-port N] [--concurrency N] [--allow-root]\n' +
+export const runUsage = 'noshell run <checks.json|.yaml> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]\n' +
   '  noshell run --check <checks.json|.yaml>                  validate the file and exit (0 valid, 2 invalid)';
 
 /** The file's checks, credentials resolved; refused (TypeError) if any would run as root unasked. */
@@ -42,13 +43,15 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
   let file: string | undefined;
   let format: 'json' | 'text' = 'json';
   let port: number | undefined;
+  let host = '127.0.0.1';
   let concurrency: number | undefined;
   let allowRoot = false;
   let checkOnly = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--format' && (args[i + 1] === 'json' || args[i + 1] === 'text')) format = args[++i] as 'json' | 'text';
-    else if (a === '--metrics-port' && /^\d+$/.test(args[i + 1] ?? '')) port = Number(args[++i]);
+    else if (a === '--metrics-port' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) <= 65535) port = Number(args[++i]);
+    else if (a === '--metrics-host' && (args[i + 1] ?? '') !== '') host = args[++i];
     else if (a === '--concurrency' && /^\d+$/.test(args[i + 1] ?? '')) concurrency = Number(args[++i]);
     else if (a === '--allow-root') allowRoot = true;
     else if (a === '--check') checkOnly = true;
@@ -80,25 +83,14 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
   });
   const reload = onReload(file, allowRoot, concurrency ?? config.concurrency, applied, () => stop.caught !== null, err);
 
-  let server: http.Server | undefined;
+  let server: MetricsServer | undefined;
   if (port !== undefined) {
-    server = http.createServer((req, res) => {
-      if (req.url === '/metrics') {
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-        res.end(runner.metrics());
-      } else {
-        res.writeHead(404).end('not found\n');
-      }
-    });
-    await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
-      server!.listen(port, '127.0.0.1', resolve);
-    }).catch((e: unknown) => {
+    server = await serveMetrics(createRunnerRegistry(runner), { host, port }).catch((e: unknown) => {
       stop.remove();
       reload.remove();
       throw e;
     });
-    err(`noshell run: metrics on http://127.0.0.1:${(server.address() as { port: number }).port}/metrics\n`);
+    err(`noshell run: metrics on ${server.url}\n`);
   }
 
   runner.start();
@@ -107,7 +99,7 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
   // Running checks get a few seconds to finish, then aborting them kills
   // their whole groups (SIGTERM, then SIGKILL) before we exit.
   await runner.stop({ deadline: DEADLINE });
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await server?.close();
   const s = runner.stats();
   stop.remove();
   reload.remove();

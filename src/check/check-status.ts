@@ -1,0 +1,14 @@
+// What CheckRunner.checkStatus() tells about one configured check: enough for
+// per-check metrics, read at scrape time instead of counted on every result.
+import type { CheckDefinition, CheckRunResult } from './definition';
+
+export interface CheckStatus {
+  id: string;
+  /** The definition as added; a new object when the check was removed and added again. */
+  definition: Readonly<CheckDefinition>;
+  running: boolean;
+  /** The last completed run, or null before the first. */
+  last: CheckRunResult | null;
+  /** finishedAt of the first run, or of the last run whose state differed from the run before. */
+  lastStateChangeAt: number | null;
+}

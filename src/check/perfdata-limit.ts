@@ -1,0 +1,102 @@
+// Bounds the perfdata series of each check. A plugin that puts a timestamp or
+// a pid in its labels would otherwise make a new series every run, without
+// bound, here and in Prometheus. Each check may hold `limit` label sets
+// (label + unit); later new ones are left out and counted, and a check's sets
+// are forgotten only when the check is removed (or replaced). The work is done
+// at scrape time, once per result, never on the runner's result path.
+import type { CheckStatus } from './check-status';
+import { baseUnit, scale } from './perfdata-units';
+import type { ThresholdRange } from './range';
+
+export const DEFAULT_PERFDATA_LIMIT = 100;
+
+/** One perfdata item of a check's last result, in base units. */
+export interface PerfSeries {
+  label: string;
+  uom: string;
+  /** NaN for 'U'. */
+  value: number;
+  warn?: ThresholdRange;
+  crit?: ThresholdRange;
+  min?: number;
+  max?: number;
+}
+
+export interface PerfdataDropped {
+  /** Items left out because the check already held `limit` label sets. */
+  limit: number;
+  /** Items whose label and unit an earlier item of the same output had. */
+  duplicate: number;
+}
+
+interface CheckState {
+  definition: object;
+  keys: Set<string>;
+  result: object | null;
+  series: PerfSeries[];
+  dropped: PerfdataDropped;
+}
+
+function scaleRange(r: ThresholdRange | undefined, factor: number): ThresholdRange | undefined {
+  return r === undefined ? undefined : { start: scale(r.start, factor), end: scale(r.end, factor), alertInside: r.alertInside };
+}
+
+export class PerfdataLimit {
+  readonly #checks = new Map<string, CheckState>();
+
+  constructor(public limit = DEFAULT_PERFDATA_LIMIT) {}
+
+  /** The check's exposed series and what was left out so far. */
+  read(status: CheckStatus): { series: readonly PerfSeries[]; labelSets: number; dropped: Readonly<PerfdataDropped> } {
+    let st = this.#checks.get(status.id);
+    if (st === undefined || st.definition !== status.definition) {
+      st = { definition: status.definition, keys: new Set(), result: null, series: [], dropped: { limit: 0, duplicate: 0 } };
+      this.#checks.set(status.id, st);
+    }
+    if (status.last !== null && st.result !== status.last) this.#admit(st, status.last.perfdata);
+    st.result = status.last;
+    return { series: st.series, labelSets: st.keys.size, dropped: st.dropped };
+  }
+
+  /** Forgets every check whose id is not in `ids`. */
+  retain(ids: ReadonlySet<string>): void {
+    for (const id of this.#checks.keys()) if (!ids.has(id)) this.#checks.delete(id);
+  }
+
+  #admit(st: CheckState, perfdata: NonNullable<CheckStatus['last']>['perfdata']): void {
+    const seen = new Set<string>();
+    st.series = [];
+    for (const p of perfdata) {
+      const { uom, factor } = baseUnit(p.uom);
+      const key = JSON.stringify([p.label, uom]);
+      if (seen.has(key)) {
+        st.dropped.duplicate++;
+        continue;
+      }
+      seen.add(key);
+      if (!st.keys.has(key)) {
+        if (st.keys.size >= this.limit) {
+          st.dropped.limit++;
+          continue;
+        }
+        st.keys.add(key);
+      }
+      const s: PerfSeries = { label: p.label, uom, value: p.value === null ? NaN : scale(p.value, factor) };
+      if (p.warn !== undefined) s.warn = scaleRange(p.warn, factor);
+      if (p.crit !== undefined) s.crit = scaleRange(p.crit, factor);
+      if (p.min !== undefined) s.min = scale(p.min, factor);
+      if (p.max !== undefined) s.max = scale(p.max, factor);
+      st.series.push(s);
+    }
+  }
+}
+
+const limits = new WeakMap<object, PerfdataLimit>();
+
+/** The one PerfdataLimit of a runner, shared by every renderer of its metrics; `limit` resets the cap. */
+export function perfdataLimitOf(runner: object, limit?: number): PerfdataLimit {
+  let l = limits.get(runner);
+  if (l === undefined) limits.set(runner, (l = new PerfdataLimit(limit)));
+  else if (limit !== undefined) l.limit = limit;
+  return l;
+}
