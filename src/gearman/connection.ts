@@ -49,6 +49,7 @@ export class GearmanConnection extends EventEmitter {
   private isConnected = false;
   private closed = false;
   private attempt = 0;
+  private corked = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly opts: Required<Omit<ConnectionOptions, 'log' | 'maxBodySize'>> & ConnectionOptions;
 
@@ -73,7 +74,18 @@ export class GearmanConnection extends EventEmitter {
   /** Writes one packet; false when not connected (the caller keeps the work). */
   send(type: number, args: ReadonlyArray<string | Buffer> = []): boolean {
     if (!this.isConnected || this.socket === null) return false;
-    this.socket.write(encodePacket('REQ', type, args));
+    const socket = this.socket;
+    // Packets sent in one tick (WORK_COMPLETE then GRAB_JOB, a burst of
+    // results) leave in one write syscall.
+    if (!this.corked) {
+      this.corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        socket.uncork();
+      });
+    }
+    socket.write(encodePacket('REQ', type, args));
     return true;
   }
 
