@@ -1,0 +1,81 @@
+// `noshell run` reloads its checks file on SIGHUP (issue 12): unchanged checks
+// keep their schedule and state, new ones start, removed ones stop, changed
+// ones are replaced, and a file that fails to load changes nothing. A real
+// `noshell run` process, its JSON lines, and the file rewritten between signals.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from './helpers';
+
+const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
+let tmp = '';
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-reload-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const started: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+interface Line { id: string; output: string; attempt: number; stateType: string }
+
+const echo = (id: string, text: string) => ({ id, command: ['/bin/echo', text], interval: '250ms' });
+// Always CRITICAL with many attempts: its attempt counter only grows while
+// the check is kept; a re-added check would start again at 1.
+const keep = {
+  id: 'keep', command: ['/bin/sh', '-c', 'echo "CRITICAL - keep"; exit 2'],
+  interval: '250ms', retryInterval: '250ms', maxAttempts: 1000,
+};
+
+describe('noshell run: SIGHUP reloads the checks file', () => {
+  it('adds, removes and replaces checks; unchanged ones keep their state; a bad file changes nothing', async () => {
+    const file = path.join(tmp, 'checks.json');
+    writeFileSync(file, JSON.stringify({ checks: [keep, echo('change', 'OK - v1'), echo('gone', 'OK - gone')] }));
+    const child = spawn(process.execPath, [CLI, 'run', '--allow-root', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    started.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const lines = (): Line[] => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+    const count = (id: string, output?: string, from = 0) =>
+      lines().slice(from).filter((l) => l.id === id && (output === undefined || l.output === output)).length;
+
+    const everyoneRan = () => count('keep') >= 2 && count('change') >= 2 && count('gone') >= 2;
+    expect(await waitFor(everyoneRan, 15_000), stderr).toBe(true);
+
+    // v2: keep as it was, change changed, gone gone, new new.
+    writeFileSync(file, JSON.stringify({ checks: [echo('new', 'OK - new'), keep, echo('change', 'OK - v2')] }));
+    child.kill('SIGHUP');
+    expect(await waitFor(() => stderr.includes('reloaded'), 15_000), stderr).toBe(true);
+    const atReload = lines().length;
+    expect(stderr).toContain('1 added (new), 1 removed (gone), 1 changed (change), 1 unchanged');
+    expect(await waitFor(() => count('new', 'OK - new') >= 2 && count('change', 'OK - v2') >= 2 && count('keep', undefined, atReload) >= 2, 15_000), stderr).toBe(true);
+    // A run already going at the reload may still report; nothing after it.
+    expect(count('gone', undefined, atReload)).toBeLessThanOrEqual(1);
+    const firstV2 = lines().findIndex((l) => l.output === 'OK - v2');
+    expect(lines().slice(firstV2).filter((l) => l.output === 'OK - v1').length).toBeLessThanOrEqual(1);
+
+    // v3 fails validation: logged, and the v2 set runs on.
+    writeFileSync(file, JSON.stringify({ checks: [echo('new', 'OK - new'), { ...keep, colour: 'red' }] }));
+    child.kill('SIGHUP');
+    expect(await waitFor(() => stderr.includes('reload of'), 15_000), stderr).toBe(true);
+    expect(stderr).toContain(`reload of ${file} failed, the running checks go on`);
+    expect(stderr).toContain('checks[1] (id "keep"): unknown field "colour"');
+    const atFailure = lines().length;
+    expect(await waitFor(() => count('change', 'OK - v2', atFailure) >= 2 && count('keep', undefined, atFailure) >= 2, 15_000)).toBe(true);
+
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    // keep was never re-added: its attempts went 1, 2, 3, … through both reloads.
+    const attempts = lines().filter((l) => l.id === 'keep').map((l) => l.attempt);
+    expect(attempts.length).toBeGreaterThanOrEqual(6);
+    expect(attempts).toEqual(attempts.map((_, i) => i + 1));
+    expect(lines().filter((l) => l.id === 'keep').every((l) => l.stateType === 'SOFT')).toBe(true);
+  }, 90_000);
+});
