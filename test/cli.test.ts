@@ -141,9 +141,17 @@ describe('noshell run', () => {
     expect(stderr).toContain('SIGTERM, stopping');
   });
 
-  it('ships an example checks file that loads', () => {
-    const text = readFileSync(path.resolve(__dirname, '..', 'examples', 'checks.json'), 'utf8');
-    expect(JSON.parse(text).checks.length).toBeGreaterThan(3);
+  it('ships example checks files (JSON and YAML, the same checks) that load and need no shell', async () => {
+    const { loadChecksFile } = await import('../src/cli/checks-file');
+    const { parseCommand } = await import('../src/parse-command');
+    const json = loadChecksFile(path.resolve(__dirname, '..', 'examples', 'checks.json'));
+    expect(json.checks.length).toBeGreaterThan(3);
+    expect(loadChecksFile(path.resolve(__dirname, '..', 'examples', 'checks.yaml'))).toEqual(json);
+    for (const { definition: d } of json.checks) {
+      if (typeof d.command === 'string') expect(parseCommand(d.command).reasons, d.id).toEqual([]);
+    }
+    expect(json.checks.find((c) => c.definition.id === 'zombies')?.definition.command)
+      .toBe('/usr/lib/nagios/plugins/check_procs -s Z -w ~:5 -c ~:20');
   });
 
   it('schedule settings in defaults apply to every check', async () => {
