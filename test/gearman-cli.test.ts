@@ -68,7 +68,7 @@ describe.skipIf(GEARMAND === null)('noshell gearman-worker and gearman-submit pr
   afterAll(async () => {
     if (proc !== null && proc.exitCode === null) proc.kill('SIGKILL');
     reader?.close();
-    await g?.stop();
+    await g?.dispose();
   });
 
   it('runs jobs submitted by gearman-submit, serves metrics, and stops cleanly on SIGTERM', async () => {

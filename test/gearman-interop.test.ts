@@ -80,7 +80,7 @@ describe.skipIf(skip)('Mod-Gearman C peers against noshell', () => {
   afterAll(async () => {
     reader?.close();
     client?.close();
-    await g?.stop();
+    await g?.dispose();
     rmSync(tmp, { recursive: true, force: true });
   });
 

@@ -55,7 +55,7 @@ describe.skipIf(why !== null)('Nagios 4 + broker module + noshell gearman worker
   afterAll(async () => {
     await worker?.stop({ deadlineMs: 2000 });
     if (LAB !== undefined) execFileSync(LAB, ['down', dir], { stdio: 'ignore' });
-    await g?.stop();
+    await g?.dispose();
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -44,7 +44,7 @@ describe.skipIf(GEARMAND === null)('GearmanWorker with a real gearmand', () => {
   afterAll(async () => {
     reader?.close();
     client?.close();
-    await g?.stop();
+    await g?.dispose();
     rmSync(tmp, { recursive: true, force: true });
   });
 
