@@ -18,7 +18,10 @@ function num(v: number): string {
 
 // Check ids and perfdata labels are the user's: any text, so escaped as the
 // format says (backslash, double quote, line feed; HELP only the first and last).
+const NEEDS_ESCAPE = /[\\"\n]/;
+
 export function escapeLabelValue(v: string): string {
+  if (!NEEDS_ESCAPE.test(v)) return v;
   return v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
 }
 
@@ -31,8 +34,9 @@ export function renderFamilies(families: readonly MetricFamily[], snap: Snapshot
   for (const f of families) {
     out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
     for (const s of f.samples(snap)) {
-      const labels = Object.entries(s.labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
-      out.push(`${f.name}${s.suffix ?? ''}${labels.length > 0 ? `{${labels.join(',')}}` : ''} ${num(s.value)}`);
+      let labels = '';
+      for (const k in s.labels) labels += `${labels === '' ? '{' : ','}${k}="${escapeLabelValue(s.labels[k])}"`;
+      out.push(`${f.name}${s.suffix ?? ''}${labels === '' ? '' : `${labels}}`} ${num(s.value)}`);
     }
   }
   return `${out.join('\n')}\n`;
