@@ -185,7 +185,7 @@ describe('noshell run', () => {
     return file;
   }
   const idCheck = (extra: object) => JSON.stringify({
-    checks: [{ id: 'who', command: ['/bin/sh', '-c', 'echo "OK - uid=$(id -u) gid=$(id -g)"'], interval: '1h', ...extra }],
+    checks: [{ id: 'who', command: ['/bin/sh', '-c', 'echo "OK - uid=$(id -u) gid=$(id -g) groups=$(id -G)"'], interval: '1h', ...extra }],
   });
 
   it.runIf(asRoot)('as root it refuses checks that would run as root (exit 2, naming them); --check too', () => {
@@ -219,18 +219,20 @@ describe('noshell run', () => {
 
   it('--allow-root runs checks as whoever we are', async () => {
     const { line, code } = await firstResult('--allow-root', checksFile('allow.json', idCheck({})));
-    expect(line).toMatchObject({ id: 'who', stateName: 'OK', output: `OK - uid=${process.getuid!()} gid=${process.getgid!()}` });
+    const groups = spawnSync('id', ['-G'], { encoding: 'utf8' }).stdout.trim();
+    expect(line).toMatchObject({ id: 'who', stateName: 'OK', output: `OK - uid=${process.getuid!()} gid=${process.getgid!()} groups=${groups}` });
     expect(code).toBe(143);
   });
 
   it.runIf(asRoot)('a check with user nobody runs with nobody\'s uid, primary gid and groups from the user database', async () => {
-    const [uid, gid] = ['-u', '-g'].map((o) => spawnSync('id', [o, 'nobody'], { encoding: 'utf8' }).stdout.trim());
+    const [uid, gid, groups] = ['-u', '-g', '-G'].map((o) => spawnSync('id', [o, 'nobody'], { encoding: 'utf8' }).stdout.trim());
     const { line } = await firstResult(checksFile('nobody.json', idCheck({ user: 'nobody' })));
-    expect(line).toMatchObject({ id: 'who', stateName: 'OK', output: `OK - uid=${uid} gid=${gid}` });
+    expect(line).toMatchObject({ id: 'who', stateName: 'OK', output: `OK - uid=${uid} gid=${gid} groups=${groups}` });
     // As a default, and with a numeric group.
     const viaDefaults = JSON.stringify({ defaults: { user: 'nobody', group: 0 }, checks: JSON.parse(idCheck({})).checks });
     const second = await firstResult(checksFile('nobody-defaults.json', viaDefaults));
-    expect(second.line).toMatchObject({ output: `OK - uid=${uid} gid=0` });
+    // initgroups(nobody, 0): the group given, plus the database's memberships (none here).
+    expect(second.line).toMatchObject({ output: `OK - uid=${uid} gid=0 groups=0` });
   });
 
   it('--check: 0 and a summary for a valid file, 2 and every problem for an invalid one', () => {
