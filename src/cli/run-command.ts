@@ -1,10 +1,8 @@
 // noshell run <checks file> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]
 // noshell run --check <checks file>
 import { CheckRunner, type CheckRunResult } from '../check/runner';
-import type { CheckDefinition } from '../check/definition';
-import { loadChecksFile, resolveChecks } from './checks-file';
 import { AppliedChecks } from './checks-reload';
-import { checksRunningAsRoot, rootRefusal } from './root-refusal';
+import { loadRunChecks, onReload } from './run-reload';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
 import { createRunnerRegistry } from '../metrics/runner-registry';
 import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
@@ -13,15 +11,6 @@ const DEADLINE = 5000;
 
 export const runUsage = 'noshell run <checks.json|.yaml> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]\n' +
   '  noshell run --check <checks.json|.yaml>                  validate the file and exit (0 valid, 2 invalid)';
-
-/** The file's checks, credentials resolved; refused (TypeError) if any would run as root unasked. */
-async function loadChecks(file: string, allowRoot: boolean): Promise<{ concurrency?: number; defs: CheckDefinition[] }> {
-  const loaded = loadChecksFile(file);
-  const defs = await resolveChecks(file, loaded);
-  const asRoot = allowRoot ? [] : checksRunningAsRoot(defs);
-  if (asRoot.length > 0) throw new TypeError(rootRefusal(file, asRoot));
-  return { concurrency: loaded.runner.concurrency, defs };
-}
 
 function jsonLine(r: CheckRunResult): string {
   return JSON.stringify({
@@ -60,7 +49,7 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
   }
   if (file === undefined) throw new TypeError(`noshell run: no checks file\nusage: ${runUsage}`);
   // Bad files are TypeErrors: the CLI prints them and exits 2.
-  const config = await loadChecks(file, allowRoot);
+  const config = await loadRunChecks(file, allowRoot);
   if (checkOnly) {
     err(`${file}: valid, ${config.defs.length} checks\n`);
     return 0;
@@ -72,7 +61,7 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
 
   // Installed before anything starts: a signal that killed Node by default
   // would leave running checks (each in its own process group) behind.
-  // SIGHUP reloads the file instead (onReload below), as daemons do.
+  // SIGHUP reloads the file instead (run-reload.ts), as daemons do.
   let stop!: StopSignals;
   const stopped = new Promise<StopSignal>((resolve) => {
     stop = onStopSignals((sig) => {
@@ -81,7 +70,8 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
     }, (sig) => err(`noshell run: ${sig}, already stopping; running checks are killed ${DEADLINE / 1000} s after the first signal\n`),
     ['SIGINT', 'SIGTERM']);
   });
-  const reload = onReload(file, allowRoot, concurrency ?? config.concurrency, applied, () => stop.caught !== null, err);
+  const reload = onReload({ file, allowRoot, concurrency: concurrency ?? config.concurrency, fixedConcurrency: concurrency !== undefined },
+    applied, () => stop.caught !== null, err);
 
   let server: MetricsServer | undefined;
   if (port !== undefined) {
@@ -106,43 +96,4 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
   err(`noshell run: stopped after ${s.completed} results (${s.byState.OK} OK, ${s.byState.WARNING} WARNING, ` +
     `${s.byState.CRITICAL} CRITICAL, ${s.byState.UNKNOWN} UNKNOWN)\n`);
   return signalExitStatus(sig);
-}
-
-/**
- * SIGHUP: load the file again and apply it; a file that fails to load is
- * logged and the checks running now go on. One reload at a time; signals
- * during one cause one more afterwards (the file may have changed again).
- */
-function onReload(
-  file: string, allowRoot: boolean, concurrency: number | undefined, applied: AppliedChecks,
-  stopping: () => boolean, err: (s: string) => void,
-): { remove(): void } {
-  let busy = false;
-  let again = false;
-  const reload = async (): Promise<void> => {
-    busy = true;
-    do {
-      again = false;
-      try {
-        const next = await loadChecks(file, allowRoot);
-        if (stopping()) break;
-        if (next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
-        const r = applied.apply(next.defs);
-        const list = (ids: string[]) => (ids.length > 0 ? ` (${ids.join(', ')})` : '');
-        err(`noshell run: reloaded ${file}: ${r.added.length} added${list(r.added)}, ${r.removed.length} removed${list(r.removed)}, ` +
-          `${r.changed.length} changed${list(r.changed)}, ${r.unchanged} unchanged\n`);
-      } catch (e) {
-        err(`noshell run: reload of ${file} failed, the running checks go on:\n${(e as Error).message}\n`);
-      }
-    } while (again && !stopping());
-    busy = false;
-  };
-  const handler = () => {
-    if (stopping()) return;
-    err('noshell run: SIGHUP, reloading\n');
-    if (busy) again = true;
-    else void reload();
-  };
-  process.on('SIGHUP', handler);
-  return { remove: () => process.off('SIGHUP', handler) };
 }

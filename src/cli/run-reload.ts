@@ -1,0 +1,56 @@
+// What `noshell run` does with its checks file: load it whole (schema,
+// macros, user lookup, root refusal), at start and again on SIGHUP.
+import type { CheckDefinition } from '../check/definition';
+import { loadChecksFile, resolveChecks } from './checks-file';
+import type { AppliedChecks } from './checks-reload';
+import { checksRunningAsRoot, rootRefusal } from './root-refusal';
+
+/** The file's checks, credentials resolved; refused (TypeError) if any would run as root unasked. */
+export async function loadRunChecks(file: string, allowRoot: boolean): Promise<{ concurrency?: number; defs: CheckDefinition[] }> {
+  const loaded = loadChecksFile(file);
+  const defs = await resolveChecks(file, loaded);
+  const asRoot = allowRoot ? [] : checksRunningAsRoot(defs);
+  if (asRoot.length > 0) throw new TypeError(rootRefusal(file, asRoot));
+  return { concurrency: loaded.runner.concurrency, defs };
+}
+
+/**
+ * SIGHUP: load the file again and apply it; a file that fails to load is
+ * logged and the checks running now go on. One reload at a time; signals
+ * during one cause one more afterwards (the file may have changed again).
+ */
+export function onReload(
+  run: { file: string; allowRoot: boolean; concurrency?: number; fixedConcurrency: boolean },
+  applied: AppliedChecks, stopping: () => boolean, err: (s: string) => void,
+): { remove(): void } {
+  const { file, allowRoot, concurrency } = run;
+  let busy = false;
+  let again = false;
+  const reload = async (): Promise<void> => {
+    busy = true;
+    do {
+      again = false;
+      try {
+        const next = await loadRunChecks(file, allowRoot);
+        if (stopping()) break;
+        // --concurrency wins over the file, as at start.
+        if (!run.fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
+        const r = applied.apply(next.defs);
+        const list = (ids: string[]) => (ids.length > 0 ? ` (${ids.join(', ')})` : '');
+        err(`noshell run: reloaded ${file}: ${r.added.length} added${list(r.added)}, ${r.removed.length} removed${list(r.removed)}, ` +
+          `${r.changed.length} changed${list(r.changed)}, ${r.unchanged} unchanged\n`);
+      } catch (e) {
+        err(`noshell run: reload of ${file} failed, the running checks go on:\n${(e as Error).message}\n`);
+      }
+    } while (again && !stopping());
+    busy = false;
+  };
+  const handler = () => {
+    if (stopping()) return;
+    err('noshell run: SIGHUP, reloading\n');
+    if (busy) again = true;
+    else void reload();
+  };
+  process.on('SIGHUP', handler);
+  return { remove: () => process.off('SIGHUP', handler) };
+}
