@@ -1,7 +1,7 @@
 // Running the built package as another user (nobody): a world-readable copy
 // of what it needs, since the checkout itself may sit in a 0700 directory.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -11,6 +11,21 @@ export const isRoot = process.getuid?.() === 0;
 
 let copy: string | undefined;
 
+/** The package's runtime dependencies and theirs (npm's flat layout). */
+function runtimeDeps(): string[] {
+  const seen = new Set<string>();
+  const visit = (dir: string) => {
+    const pkg = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'));
+    for (const dep of Object.keys(pkg.dependencies ?? {})) {
+      if (seen.has(dep)) continue;
+      seen.add(dep);
+      visit(path.join(root, 'node_modules', dep));
+    }
+  };
+  visit(root);
+  return [...seen];
+}
+
 /** A 0755 copy of dist/, the addon and node-gyp-build; returns its index.js. */
 export function unprivilegedPackage(): string {
   if (copy === undefined) {
@@ -18,13 +33,29 @@ export function unprivilegedPackage(): string {
     cpSync(path.join(root, 'dist'), path.join(dir, 'dist'), { recursive: true });
     mkdirSync(path.join(dir, 'build', 'Release'), { recursive: true });
     cpSync(path.join(root, 'build', 'Release', 'noshell.node'), path.join(dir, 'build', 'Release', 'noshell.node'));
-    cpSync(path.join(root, 'node_modules', 'node-gyp-build'), path.join(dir, 'node_modules', 'node-gyp-build'), { recursive: true });
+    for (const dep of runtimeDeps()) {
+      cpSync(path.join(root, 'node_modules', dep), path.join(dir, 'node_modules', dep), { recursive: true });
+    }
     cpSync(path.join(root, 'package.json'), path.join(dir, 'package.json'));
     execFileSync('chmod', ['-R', 'a+rX', dir]);
     chmodSync(dir, 0o755);
     copy = dir;
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
   return path.join(copy, 'dist', 'index.js');
+}
+
+/**
+ * The copy plus test/fault and the built fixtures, at the same relative
+ * places: the fault scenarios run as nobody from there. Returns its root.
+ */
+export function unprivilegedTree(): string {
+  const dir = path.dirname(path.dirname(unprivilegedPackage()));
+  for (const sub of [path.join('test', 'fault'), path.join('test', 'fixtures', 'bin')]) {
+    cpSync(path.join(root, sub), path.join(dir, sub), { recursive: true });
+  }
+  execFileSync('chmod', ['-R', 'a+rX', dir]);
+  return dir;
 }
 
 /** Writes a CommonJS script next to the copy (readable by nobody); returns its path. */

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'vitest';
+import { unprivilegedTree } from '../unprivileged';
 
 const FAULT = __dirname;
 export const BIN = path.resolve(__dirname, '..', 'fixtures', 'bin');
@@ -25,7 +26,10 @@ export interface Outcome {
 export function runScenario(
   name: string, prefix: string[] = [], env: Record<string, string> = {}, ms = 30_000,
 ): Promise<Outcome> {
-  const argv = [...prefix, process.execPath, path.join(FAULT, `${name}.mjs`)];
+  // As nobody, from a world-readable copy: the checkout may sit in a 0700
+  // directory (a CI clone in a mktemp dir, say).
+  const dir = prefix.includes('setpriv') ? path.join(unprivilegedTree(), 'test', 'fault') : FAULT;
+  const argv = [...prefix, process.execPath, path.join(dir, `${name}.mjs`)];
   const childEnv: Record<string, string | undefined> = { ...process.env };
   for (const k of Object.keys(childEnv)) if (k.startsWith('NOSHELL_')) delete childEnv[k];
   Object.assign(childEnv, env);
