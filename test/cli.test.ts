@@ -257,7 +257,8 @@ describe('noshell run', () => {
       '  USER1: /bin',
       'defaults:',
       '  interval: 1h',
-      '  user: nobody',
+      // Not root, a user we are not is EPERM; root needs one (or --allow-root).
+      ...(asRoot ? ['  user: nobody'] : []),
       'checks:',
       '  - id: echo',
       "    command: $USER1$/echo \"OK - $ARG1$\" '$$5'",
