@@ -1,5 +1,6 @@
 // Per-check series of CheckRunner: runner.metrics() and a prom-client
 // registry, against real plugins; exposition validated by promtool.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -197,6 +198,18 @@ describe('per-check series', () => {
     expect(texts[n - 1].length).toBeLessThanOrEqual(texts[10].length + 200);
     // runner.metrics() shares the cap: it shows what the registry admitted.
     expect(one(parseExposition(runner.metrics()), 'noshell_check_perfdata_label_sets', { check: 'churn' })).toBe(5);
+  });
+
+  it('prom-client (~140 ms to load) is loaded only when metrics are registered, not by require(\'noshell\')', () => {
+    const dist = path.resolve(__dirname, '..', 'dist', 'index.js');
+    const probe = `const n = require(${JSON.stringify(dist)});
+      const loaded = () => Object.keys(require.cache).some((k) => k.includes('/node_modules/prom-client/'));
+      const before = loaded();
+      n.createRunnerRegistry(new n.CheckRunner());
+      console.log(JSON.stringify([before, loaded()]));`;
+    const r = spawnSync(process.execPath, ['-e', probe], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([false, true]);
   });
 
   it('one runner per registry; unregister() removes its series', () => {

@@ -8,10 +8,11 @@
 // label sets can collide when an id or a perfdata label holds ',' and ':'
 // (check "a,label:b" + label "c" against check "a" + label "b,label:c"),
 // and one series would silently replace the other.
-import { Counter, Gauge, Summary, type Registry } from 'prom-client';
+import type { Counter, Gauge, Registry, Summary } from 'prom-client';
 import { allFamilies } from '../check/metrics';
 import { perfdataLimitOf } from '../check/perfdata-limit';
 import { takeSnapshot, type MetricFamily, type MetricsSource, type Snapshot } from '../check/metrics-snapshot';
+import { promClient } from './prom-client';
 
 export interface RunnerMetricsOptions {
   /** Perfdata label sets each check may hold (default 100); shared with runner.metrics(). */
@@ -28,6 +29,7 @@ export interface RunnerMetrics {
 type AnyMetric = Gauge | Counter | Summary;
 
 function makeMetric(f: MetricFamily, registry: Registry): AnyMetric {
+  const { Counter, Gauge, Summary } = promClient();
   const config = { name: f.name, help: f.help, labelNames: [...f.labelNames], registers: [registry] };
   if (f.type === 'counter') return new Counter(config);
   if (f.type === 'summary') return new Summary(config);

@@ -1,10 +1,12 @@
 // The registry noshell run serves: prom-client's default process and Node
 // metrics (CPU, memory, fds, event-loop lag, GC) beside the runner's series.
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { promClient } from './prom-client';
 import { registerRunnerMetrics, type RunnerMetricsOptions } from './runner-metrics';
 import type { MetricsSource } from '../check/metrics-snapshot';
 
 export function createRunnerRegistry(runner: MetricsSource, options: RunnerMetricsOptions = {}): Registry {
+  const { collectDefaultMetrics, Registry } = promClient();
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   registerRunnerMetrics(runner, registry, options);
