@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFile, spawn, SpawnError } from '../src/index';
-import { asNobody, isRoot, NOBODY, unprivilegedScript } from './unprivileged';
+import { asNobody, isRoot, NOBODY, removeUnprivilegedCopy, unprivilegedScript } from './unprivileged';
 
 /** Uid/Gid/Groups lines of the child's own /proc/self/status. */
 async function childIds(opts: Parameters<typeof execFile>[2]): Promise<Record<string, string>> {
@@ -20,7 +20,10 @@ async function childIds(opts: Parameters<typeof execFile>[2]): Promise<Record<st
 describe('credentials', () => {
   if (!isRoot) console.warn('skipped: credential tests that change identity need root');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-creds-'));
-  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(tmp, { recursive: true, force: true });
+    removeUnprivilegedCopy();
+  });
 
   it('uid without gid is refused (it kept group 0)', () => {
     expect(() => spawn('id', [], { uid: NOBODY })).toThrow(/uid needs gid/);

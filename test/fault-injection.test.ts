@@ -5,10 +5,13 @@
 // README documents, that the process survived (exit 0), and that fds,
 // threads and children came back to its baseline and a later spawn worked.
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeUnprivilegedCopy } from './unprivileged';
 import { AS_NOBODY, BIN, expectSurvivedClean, runScenario, spawnError, type Outcome } from './fault/run-scenario';
 
 describe('fault injection', () => {
+  afterAll(removeUnprivilegedCopy);
+
   it('EMFILE: typed errors at every step, no fd left behind, exit still seen without a pidfd, exec never hangs', async () => {
     const o = await runScenario('emfile', ['prlimit', '--nofile=96:96']);
     expectSurvivedClean(o);

@@ -40,7 +40,6 @@ export function unprivilegedPackage(): string {
     execFileSync('chmod', ['-R', 'a+rX', dir]);
     chmodSync(dir, 0o755);
     copy = dir;
-    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
   return path.join(copy, 'dist', 'index.js');
 }
@@ -56,6 +55,12 @@ export function unprivilegedTree(): string {
   }
   execFileSync('chmod', ['-R', 'a+rX', dir]);
   return dir;
+}
+
+/** Removes the copy (call from afterAll: vitest's workers end without 'exit'). */
+export function removeUnprivilegedCopy(): void {
+  if (copy !== undefined) rmSync(copy, { recursive: true, force: true });
+  copy = undefined;
 }
 
 /** Writes a CommonJS script next to the copy (readable by nobody); returns its path. */
