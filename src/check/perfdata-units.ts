@@ -1,8 +1,8 @@
 // Perfdata units to Prometheus base units: seconds and bytes, as Prometheus
-// naming asks. The byte prefixes are powers of 1024: Nagios plugins
-// (check_disk, check_swap) print MB for 2^20 bytes, and Icinga 2 read KB/MB/
-// GB/TB that way before it had KiB/MiB. Units are case-sensitive (a lower-case
-// b is bits to network plugins); anything unknown is kept with factor 1.
+// naming asks. The byte prefixes are powers of 1024, as the Nagios plugins
+// mean them (check_disk's MB units are 1024 * 1024 bytes). Units are
+// case-sensitive (a lower-case b is bits to network plugins); anything
+// unknown is kept with factor 1.
 
 const FACTORS: Readonly<Record<string, readonly [string, number]>> = {
   s: ['s', 1],
