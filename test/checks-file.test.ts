@@ -205,3 +205,37 @@ describe('user and group names from the user database', () => {
     ].join('\n')));
   });
 });
+
+describe('YAML checks files load in linear time', () => {
+  // The YAML parser builds a whole document tree, so it is slow per byte;
+  // what matters is that odd shapes cost no more than plain ones of the
+  // same size (a quadratic shape would be thousands of times slower here).
+  it('adversarial 128 KiB YAML within 20x of a plain file of that size', () => {
+    const size = 128 * 1024;
+    const best = (file: string, rounds = 1) => {
+      let ms = Infinity;
+      for (let k = 0; k < rounds; k++) {
+        const t0 = performance.now();
+        try {
+          loadChecksFile(file);
+        } catch (err) {
+          expect(err).toBeInstanceOf(TypeError);
+        }
+        ms = Math.min(ms, performance.now() - t0);
+      }
+      return ms;
+    };
+    const plain = best(write(`checks:\n${'  - {id: a, command: x, interval: 1s}\n'.repeat(size / 37)}`, 'yaml'), 2);
+    for (const [name, text] of [
+      ['nested flow', '['.repeat(size / 8)],
+      ['colons', `a: ${'b: '.repeat(size / 3)}`],
+      ['long flow list', `checks: [${'a, '.repeat(size / 3)}]`],
+      ['aliases', `a: &x 1\n${'b: *x\n'.repeat(size / 6)}`],
+      ['dashes', '- '.repeat(size / 2)],
+      ['blanks', `checks: ${' '.repeat(size)}x`],
+      ['escapes', `"${'\\\\'.repeat(size / 2)}"`],
+    ] as const) {
+      expect(best(write(text, 'yaml')), name).toBeLessThan(Math.max(plain, 50) * 20);
+    }
+  }, 120_000);
+});
