@@ -29,15 +29,25 @@ function escapeHelp(v: string): string {
   return v.replace(/[\\\n]/g, (c) => (c === '\n' ? '\\n' : '\\\\'));
 }
 
+// Rendered label sets, by the object: perfdata label objects outlive a scrape.
+const rendered = new WeakMap<object, string>();
+
+function renderLabels(labels: Readonly<Record<string, string>>): string {
+  let text = rendered.get(labels);
+  if (text === undefined) {
+    text = '';
+    for (const k in labels) text += `${text === '' ? '{' : ','}${k}="${escapeLabelValue(labels[k])}"`;
+    if (text !== '') text += '}';
+    rendered.set(labels, text);
+  }
+  return text;
+}
+
 export function renderFamilies(families: readonly MetricFamily[], snap: Snapshot): string {
   const out: string[] = [];
   for (const f of families) {
     out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
-    for (const s of f.samples(snap)) {
-      let labels = '';
-      for (const k in s.labels) labels += `${labels === '' ? '{' : ','}${k}="${escapeLabelValue(s.labels[k])}"`;
-      out.push(`${f.name}${s.suffix ?? ''}${labels === '' ? '' : `${labels}}`} ${num(s.value)}`);
-    }
+    for (const s of f.samples(snap)) out.push(`${f.name}${s.suffix ?? ''}${renderLabels(s.labels)} ${num(s.value)}`);
   }
   return `${out.join('\n')}\n`;
 }

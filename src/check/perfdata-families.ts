@@ -17,7 +17,7 @@ function itemFamily(name: string, help: string, read: (p: PerfSeries) => number 
       for (const c of snap.checks) {
         for (const p of c.perf.series) {
           const value = read(p);
-          if (value !== undefined) out.push({ labels: { check: c.status.id, label: p.label, uom: p.uom }, value });
+          if (value !== undefined) out.push({ labels: p.labels, value });
         }
       }
       return out;
@@ -28,6 +28,16 @@ function itemFamily(name: string, help: string, read: (p: PerfSeries) => number 
 // A range's finite ends: `10` gives low 0 and high 10, `10:` only low,
 // `~:10` only high; alert="inside" marks an '@' range.
 function thresholdFamily(name: string, help: string, read: (p: PerfSeries) => ThresholdRange | undefined): MetricFamily {
+  // Label objects live as long as the result they came from: scrapes reuse them.
+  const made = new WeakMap<PerfSeries, { low: Sample['labels']; high: Sample['labels'] }>();
+  const labelsOf = (p: PerfSeries, r: ThresholdRange) => {
+    let l = made.get(p);
+    if (l === undefined) {
+      const base = { ...p.labels, alert: r.alertInside ? 'inside' : 'outside' };
+      made.set(p, (l = { low: { ...base, bound: 'low' }, high: { ...base, bound: 'high' } }));
+    }
+    return l;
+  };
   return {
     name, help, type: 'gauge', labelNames: [...LABELS, 'bound', 'alert'],
     samples: (snap) => {
@@ -36,10 +46,9 @@ function thresholdFamily(name: string, help: string, read: (p: PerfSeries) => Th
         for (const p of c.perf.series) {
           const r = read(p);
           if (r === undefined) continue;
-          const alert = r.alertInside ? 'inside' : 'outside';
-          const base = { check: c.status.id, label: p.label, uom: p.uom, alert };
-          if (Number.isFinite(r.start)) out.push({ labels: { ...base, bound: 'low' }, value: r.start });
-          if (Number.isFinite(r.end)) out.push({ labels: { ...base, bound: 'high' }, value: r.end });
+          const labels = labelsOf(p, r);
+          if (Number.isFinite(r.start)) out.push({ labels: labels.low, value: r.start });
+          if (Number.isFinite(r.end)) out.push({ labels: labels.high, value: r.end });
         }
       }
       return out;

@@ -14,6 +14,8 @@ export const DEFAULT_PERFDATA_LIMIT = 100;
 export interface PerfSeries {
   label: string;
   uom: string;
+  /** { check, label, uom }: made once per result, so scrapes reuse it. */
+  labels: Readonly<Record<'check' | 'label' | 'uom', string>>;
   /** NaN for 'U'. */
   value: number;
   warn?: ThresholdRange;
@@ -53,7 +55,7 @@ export class PerfdataLimit {
       st = { definition: status.definition, keys: new Set(), result: null, series: [], dropped: { limit: 0, duplicate: 0 } };
       this.#checks.set(status.id, st);
     }
-    if (status.last !== null && st.result !== status.last) this.#admit(st, status.last.perfdata);
+    if (status.last !== null && st.result !== status.last) this.#admit(st, status.id, status.last.perfdata);
     st.result = status.last;
     return { series: st.series, labelSets: st.keys.size, dropped: st.dropped };
   }
@@ -63,7 +65,7 @@ export class PerfdataLimit {
     for (const id of this.#checks.keys()) if (!ids.has(id)) this.#checks.delete(id);
   }
 
-  #admit(st: CheckState, perfdata: NonNullable<CheckStatus['last']>['perfdata']): void {
+  #admit(st: CheckState, check: string, perfdata: NonNullable<CheckStatus['last']>['perfdata']): void {
     const seen = new Set<string>();
     st.series = [];
     for (const p of perfdata) {
@@ -81,7 +83,9 @@ export class PerfdataLimit {
         }
         st.keys.add(key);
       }
-      const s: PerfSeries = { label: p.label, uom, value: p.value === null ? NaN : scale(p.value, factor) };
+      const s: PerfSeries = {
+        label: p.label, uom, labels: { check, label: p.label, uom }, value: p.value === null ? NaN : scale(p.value, factor),
+      };
       if (p.warn !== undefined) s.warn = scaleRange(p.warn, factor);
       if (p.crit !== undefined) s.crit = scaleRange(p.crit, factor);
       if (p.min !== undefined) s.min = scale(p.min, factor);
