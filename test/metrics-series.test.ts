@@ -160,6 +160,10 @@ describe('per-check series', () => {
     expect(seen[2].change).toBeGreaterThan(seen[0].change);
     expect(seen[4].change).toBeGreaterThan(seen[2].change);
     expect(one(metrics(), 'noshell_check_perfdata', { check: 'flip', label: 's' })).toBe(0);
+    const status = runner.checkStatus().find((c) => c.id === 'flip')!;
+    expect(status.last).toMatchObject({ id: 'flip', state: 0, output: 'STATE 0' });
+    expect(status.lastStateChangeAt! / 1000).toBe(seen[5].change);
+    expect(status.definition.interval).toBe(50);
 
     runner.remove('flip');
     const after = runner.metrics();
