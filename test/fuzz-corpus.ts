@@ -147,3 +147,25 @@ export function checksFileCorpus(size: number): Corpus {
     ],
   };
 }
+
+/**
+ * YAML checks files. The yaml package parses ~2 s per MiB even of plain
+ * files on the dev machine, so the suite times these at a smaller size.
+ */
+export function yamlChecksFileCorpus(size: number): Corpus {
+  let plain = 'checks:\n';
+  for (let i = 0; plain.length < size; i++) plain += `  - id: c${i}\n    command: check_dummy 0 ok\n    interval: 60s\n`;
+  return {
+    plain,
+    adversarial: [
+      ['nested flow sequences', `${'['.repeat(size / 2)}${']'.repeat(size / 2)}`],
+      ['unclosed flow mappings', '{a: '.repeat(size / 4)],
+      ['plain scalar with ": "', `checks: ${repeatTo('a: ', size - 8)}`],
+      ['duplicate keys', repeatTo('k: v\n', size)],
+      ['aliases', `x: &a [1]\n${repeatTo('y: *a\n', size - 10)}`],
+      ['block sequence nesting', repeatTo('- ', size)],
+      ['complex keys', repeatTo('? ', size)],
+      ['duration of spaces', `checks:\n  - id: a\n    command: x\n    interval: "1${' '.repeat(size - 60)}x"\n`],
+    ],
+  };
+}

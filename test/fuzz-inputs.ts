@@ -38,7 +38,14 @@ export const COMMAND_TOKENS = [
 
 export const DURATION_TOKENS = ['1', '10', '.', '.5', ' ', '\t', 'ms', 's', 'm', 'h', 'x', '-', 'e3', ...UNICODE_BLANKS];
 
+export const YAML_TOKENS = [
+  'checks:\n', '- ', ': ', '[', ']', '{', '}', ',', '&a ', '*a', '!!str ', '!tag ', '? ', '|\n', '>\n', '"', "'",
+  '#', '\n', '  ', '\t', '---\n', '...\n', '<<: ', 'id', 'command', 'interval', 'defaults:\n', 'macros:\n',
+  '60s', '$USER1$', '$ARG1$', '%YAML 1.2\n', '\\', '~', 'null', 'yes', '0x1F', '1e3', ...UNICODE_BLANKS,
+];
+
 export const perfdataText = soup(PERFDATA_TOKENS);
+export const yamlText = soup(YAML_TOKENS);
 export const commandText = soup(COMMAND_TOKENS);
 export const durationText = soup(DURATION_TOKENS);
 

@@ -17,8 +17,8 @@ import { loadChecksFile } from '../src/cli/checks-file';
 import { parseDuration } from '../src/cli/duration';
 import { parseCommand } from '../src/parse-command';
 import { REASON_NAMES } from '../src/shell-syntax';
-import { checksFileCorpus } from './fuzz-corpus';
-import { anyText, commandText, durationText, perfDatum, perfdataText } from './fuzz-inputs';
+import { checksFileCorpus, yamlChecksFileCorpus, type Corpus } from './fuzz-corpus';
+import { anyText, commandText, durationText, perfDatum, perfdataText, yamlText } from './fuzz-inputs';
 import { loadChecksFile as compiledLoadChecksFile, quiet, TARGETS } from './fuzz-targets';
 import { bestMs, onlyThrows, ratioTo, repeatTo } from './linear-time';
 
@@ -112,16 +112,17 @@ describe('no exception but the documented ones', () => {
       fc.record({ defaults: fc.jsonValue(), checks: fc.constant([]) }, { requiredKeys: ['checks'] }).map((o) => JSON.stringify(o)),
     );
 
-    it('loadChecksFile throws only TypeError naming the file', () => {
-      const name = path.join(dir, 'checks.json');
-      check(file, (text) => {
+    it('loadChecksFile throws only TypeError naming the file (JSON and YAML)', () => {
+      const yamlFile = fc.oneof(yamlText, anyText, file);
+      check(fc.oneof(file.map((t) => ['json', t]), yamlFile.map((t) => ['yaml', t])), ([ext, text]) => {
+        const name = path.join(dir, `checks.${ext}`);
         fs.writeFileSync(name, text);
         try {
           const loaded = loadChecksFile(name);
           expect(Array.isArray(loaded.checks)).toBe(true);
         } catch (err) {
           expect(err).toBeInstanceOf(TypeError);
-          expect((err as Error).message).toMatch(/checks\.json|expected a duration/);
+          expect((err as Error).message).toMatch(/checks\.(json|yaml)|expected a duration/);
         }
       });
     }, TIMEOUT);
@@ -167,28 +168,36 @@ describe('linear time on 1 MiB', () => {
     }, TIMEOUT);
   }
 
-  it(`loadChecksFile: each adversarial 1 MiB file within ${MAX_RATIO}x of a plain one`, () => {
+  function timeChecksFiles(ext: string, corpus: Corpus): void {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'noshell-fuzz-'));
     try {
-      const { plain, adversarial } = checksFileCorpus(MIB);
       const write = (name: string, text: string) => {
-        const file = path.join(dir, `${name.replace(/\W/g, '-')}.json`);
+        const file = path.join(dir, `${name.replace(/\W/g, '-')}.${ext}`);
         fs.writeFileSync(file, text);
         return file;
       };
       const load = quiet(compiledLoadChecksFile);
-      const plainFile = write('plain', plain);
+      const plainFile = write('plain', corpus.plain);
       load(plainFile);
       const plainMs = Math.max(bestMs(() => load(plainFile), 2), 1);
-      for (const [name, text] of adversarial) {
+      for (const [name, text] of corpus.adversarial) {
         fuzzed++;
         const ratio = ratioTo(load, write(name, text), plainFile, plainMs, MAX_RATIO);
-        ratios.push(['loadChecksFile', name, ratio]);
+        ratios.push([`loadChecksFile (${ext})`, name, ratio]);
         expect(ratio, name).toBeLessThan(MAX_RATIO);
       }
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it(`loadChecksFile: each adversarial 1 MiB JSON file within ${MAX_RATIO}x of a plain one`, () => {
+    timeChecksFiles('json', checksFileCorpus(MIB));
+  }, TIMEOUT);
+
+  // ~2 s per MiB even for plain YAML: too slow for CI, so only in long runs.
+  it.runIf(RUNS >= 10_000)(`loadChecksFile: each adversarial 256 KiB YAML file within ${MAX_RATIO}x of a plain one`, () => {
+    timeChecksFiles('yaml', yamlChecksFileCorpus(256 * 1024));
   }, TIMEOUT);
 
   // Random short units repeated to 256 KiB: finds runs the corpus missed.
@@ -211,6 +220,6 @@ afterAll(() => {
   for (const [target, name, ratio] of ratios) {
     if (ratio > (worst.get(target)?.[1] ?? -1)) worst.set(target, [name, ratio]);
   }
-  console.log(`fuzz: ${fuzzed} inputs, ${RUNS} runs per property; worst adversarial/plain time at 1 MiB:\n` +
+  console.log(`fuzz: ${fuzzed} inputs, ${RUNS} runs per property; worst adversarial/plain time (1 MiB; YAML 256 KiB):\n` +
     [...worst].map(([target, [name, ratio]]) => `  ${target}: ${ratio.toFixed(2)}x (${name})`).join('\n'));
 });
