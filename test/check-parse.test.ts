@@ -120,6 +120,11 @@ describe('untrusted perfdata in linear time (issue 8)', () => {
     const adversarial = repeatTo('a=1;x;y;z;w ', 256 * 1024);
     const plain = repeatTo('time=0.001s;;;0; ', adversarial.length);
     expect(parsePerfdataDetailed(adversarial).errors.length).toBeGreaterThan(40_000);
+    // Messages quote at most a prefix of a bad item, however long it is.
+    const long = parsePerfdataDetailed(`a=${'x'.repeat(65_000)} b=1;${'~'.repeat(65_000)}`).errors;
+    expect(long).toHaveLength(2);
+    for (const message of long) expect(message.length).toBeLessThan(200);
+    expect(() => parseRange('~'.repeat(65_000))).toThrow(/^not a threshold range: "~{100}"… \(65000 characters\)$/);
     expect(timeRatio(parsePerfdata, adversarial, plain)).toBeLessThan(12);
   });
 

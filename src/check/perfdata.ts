@@ -9,6 +9,7 @@
 // go to readRange (as parseRange), which trims them as String.prototype.trim
 // does. Parsing is one forward pass, without exceptions (issue 8: a
 // backtracking value pattern made `a=<65,000 digits>\u2028` take seconds).
+import { quoteText } from '../quote-text';
 import { checkString } from '../validate';
 import { numberValue, parseNumber, scanNumber } from './number';
 import { readRange, type ThresholdRange } from './range';
@@ -75,7 +76,7 @@ export function parsePerfdataDetailed(text: string, out: PerfdataParse = { perfd
     label += text.slice(i, j);
     if (j === n || text.charCodeAt(j) !== 61 || label === '') {
       while (j < n && !isBlank(text.charCodeAt(j))) j++;
-      out.errors.push(`skipped ${JSON.stringify(text.slice(itemStart, j))}: expected 'label'=value`);
+      out.errors.push(`skipped ${quoteText(text.slice(itemStart, j))}: expected 'label'=value`);
       i = j;
       continue;
     }
@@ -101,7 +102,7 @@ function parseFields(label: string, fields: string[], errors: string[]): PerfDat
     // The unit is whatever follows the number, up to the next ';'.
     const end = scanNumber(raw, 0);
     if (end === 0) {
-      errors.push(`skipped ${JSON.stringify(label)}: value ${JSON.stringify(raw)} is not a number`);
+      errors.push(`skipped ${quoteText(label)}: value ${quoteText(raw)} is not a number`);
       return null;
     }
     value = numberValue(raw.slice(0, end));
@@ -111,13 +112,13 @@ function parseFields(label: string, fields: string[], errors: string[]): PerfDat
   const range = (text: string | undefined, name: 'warn' | 'crit') => {
     if (text === undefined || text === '') return;
     const r = readRange(text);
-    if (r === null) errors.push(`${JSON.stringify(label)}: ignored ${name} ${JSON.stringify(text)} (not a range)`);
+    if (r === null) errors.push(`${quoteText(label)}: ignored ${name} ${quoteText(text)} (not a range)`);
     else datum[name] = r;
   };
   const num = (text: string | undefined, name: 'min' | 'max') => {
     if (text === undefined || text === '') return;
     const v = parseNumber(text);
-    if (v === null) errors.push(`${JSON.stringify(label)}: ignored ${name} ${JSON.stringify(text)} (not a number)`);
+    if (v === null) errors.push(`${quoteText(label)}: ignored ${name} ${quoteText(text)} (not a number)`);
     else datum[name] = v;
   };
   range(fields[1], 'warn');

@@ -2,6 +2,7 @@
 //   10      alert outside 0..10        10:     alert below 10
 //   ~:10    alert above 10             10:20   alert outside 10..20
 //   @10:20  alert inside 10..20 (ends inclusive)
+import { quoteText } from '../quote-text';
 import { describe } from '../validate';
 import { parseNumber } from './number';
 
@@ -41,7 +42,7 @@ export function readRange(text: string): ThresholdRange | null {
 export function parseRange(text: string): ThresholdRange {
   if (typeof text !== 'string') throw new TypeError(`parseRange: expected a string, got ${describe(text)}`);
   const range = readRange(text);
-  if (range === null) throw new RangeError(`not a threshold range: ${JSON.stringify(text)}`);
+  if (range === null) throw new RangeError(`not a threshold range: ${quoteText(text)}`);
   return range;
 }
 

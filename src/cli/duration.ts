@@ -5,6 +5,8 @@
 //
 // A scan, not a regex: `\s*(unit)?\s*$` backtracks over a run of blanks, and
 // "1" + 20,000 spaces + "x" took 0.33 s (issue 8).
+import { quoteText } from '../quote-text';
+
 const UNITS = new Map<string, number>([['ms', 1], ['s', 1000], ['m', 60_000], ['h', 3_600_000]]);
 
 function digitsEnd(text: string, i: number): number {
@@ -37,5 +39,6 @@ export function parseDuration(value: unknown, what: string, bareUnit: 'ms' | 's'
     const ms = parseDurationText(value, bareUnit);
     if (ms !== null) return ms;
   }
-  throw new TypeError(`${what}: expected a duration like 500, "250ms", "10s" or "5m", got ${JSON.stringify(value)}`);
+  const got = typeof value === 'string' ? quoteText(value) : JSON.stringify(value);
+  throw new TypeError(`${what}: expected a duration like 500, "250ms", "10s" or "5m", got ${got}`);
 }
