@@ -1,15 +1,15 @@
-export { spawn } from './spawn';
-export { Subprocess } from './subprocess';
-export { exec, execFile } from './exec';
-export type { ExecOptions, ExecResult } from './exec';
-export { popen } from './popen';
-export type { Popen, PopenReader, PopenWriter, PopenOptions } from './popen';
-export { parseCommand } from './parse-command';
-export type { ParsedCommand } from './parse-command';
-export type { ShellOption } from './command';
-export { SpawnError, ExecError, ShellSyntaxError } from './errors';
-export type { SpawnOptions, StdioOption, SpawnMethod, Signal } from './options';
-export type { ExitStatus, ResourceUsage } from './status';
+export { spawn } from './process/spawn';
+export { Subprocess } from './process/subprocess';
+export { exec, execFile } from './process/exec';
+export type { ExecOptions, ExecResult } from './process/exec';
+export { popen } from './process/popen';
+export type { Popen, PopenReader, PopenWriter, PopenOptions } from './process/popen';
+export { parseCommand } from './command/parse-command';
+export type { ParsedCommand } from './command/parse-command';
+export type { ShellOption } from './command/shell-option';
+export { SpawnError, ExecError, ShellSyntaxError } from './process/errors';
+export type { SpawnOptions, StdioOption, SpawnMethod, Signal } from './process/options';
+export type { ExitStatus, ResourceUsage } from './process/status';
 export {
   runCheck, STATE_NAMES, parsePluginOutput, parsePerfdata, parsePerfdataDetailed, parseRange, checkRange, CheckRunner,
 } from './check/index';

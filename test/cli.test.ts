@@ -143,7 +143,7 @@ describe('noshell run', () => {
 
   it('ships example checks files (JSON and YAML, the same checks) that load and need no shell', async () => {
     const { loadChecksFile } = await import('../src/cli/checks-file');
-    const { parseCommand } = await import('../src/parse-command');
+    const { parseCommand } = await import('../src/command/parse-command');
     const json = loadChecksFile(path.resolve(__dirname, '..', 'examples', 'checks.json'));
     expect(json.checks.length).toBeGreaterThan(3);
     expect(loadChecksFile(path.resolve(__dirname, '..', 'examples', 'checks.yaml'))).toEqual(json);

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { getSystemErrorName } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { errnoName, SpawnError } from '../src/errors';
+import { errnoName, SpawnError } from '../src/process/errors';
 
 // Node's name for an errno, where libuv knows the number (it does not know
 // every one: ENOEXEC, ECHILD, ESTALE… have no libuv code in Node 20).

@@ -6,7 +6,7 @@ import type * as PluginOutput from '../src/check/plugin-output';
 import type * as Range from '../src/check/range';
 import type * as ChecksFile from '../src/cli/checks-file';
 import type * as Duration from '../src/cli/duration';
-import type * as ParseCommand from '../src/parse-command';
+import type * as ParseCommand from '../src/command/parse-command';
 import {
   commandCorpus, durationCorpus, perfdataCorpus, pluginOutputCorpus, rangeCorpus, type Corpus,
 } from './fuzz-corpus';

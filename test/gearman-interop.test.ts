@@ -12,7 +12,7 @@ import { parseServer } from '../src/gearman/connection';
 import { createPayloadCodec } from '../src/gearman/crypto';
 import { formatJob, type JobType } from '../src/gearman/job-payload';
 import { GearmanWorker } from '../src/gearman/worker';
-import { parseCommand } from '../src/parse-command';
+import { parseCommand } from '../src/command/parse-command';
 import { fields, GEARMAND, Gearmand, peers, QueueReader, waitUntil } from './fixtures/gearman/harness';
 
 const PLUGIN = path.resolve(__dirname, 'fixtures', 'gearman', 'plugin.sh');

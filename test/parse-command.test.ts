@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCommand, type ParsedCommand } from '../src/parse-command';
-import { REASON_NAMES } from '../src/shell-syntax';
+import { parseCommand, type ParsedCommand } from '../src/command/parse-command';
+import { REASON_NAMES } from '../src/command/shell-syntax';
 
 const PRINTER_C = `
 #include <stdio.h>

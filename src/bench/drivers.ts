@@ -3,9 +3,9 @@
 // blocked per spawn.
 import cp from 'node:child_process';
 import { runCheck } from '../check/run-check';
-import { exec, execFile } from '../exec';
-import type { SpawnMethod } from '../options';
-import { spawn } from '../spawn';
+import { exec, execFile } from '../process/exec';
+import type { SpawnMethod } from '../process/options';
+import { spawn } from '../process/spawn';
 
 export type Op = (argv: string[]) => Promise<void>;
 

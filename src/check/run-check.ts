@@ -1,10 +1,10 @@
 // runCheck: run one Nagios/monitoring-plugins check and turn whatever
 // happened into a CheckResult. It never rejects for anything the check did.
-import { checkShellOption, resolveCommand, type ResolvedCommand, type ShellOption } from '../command';
-import { run, type ExecResult } from '../exec';
-import { ShellSyntaxError, SpawnError } from '../errors';
-import type { SpawnOptions } from '../options';
-import type { ResourceUsage } from '../status';
+import { checkShellOption, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
+import { run, type ExecResult } from '../process/exec';
+import { ShellSyntaxError, SpawnError } from '../process/errors';
+import type { SpawnOptions } from '../process/options';
+import type { ResourceUsage } from '../process/status';
 import { describe } from '../validate';
 import type { PerfDatum } from './perfdata';
 import { parsePluginOutput } from './plugin-output';

@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { formatResult } from '../check/format';
 import { runCheck, type CheckResult, type CheckState } from '../check/run-check';
-import type { ShellOption } from '../command';
+import type { ShellOption } from '../command/shell-option';
 import { parseDuration } from './duration';
 import { onStopSignals } from './stop-signals';
 

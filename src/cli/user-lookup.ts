@@ -3,7 +3,7 @@
 // says) with getent, run once per name at load by noshell's own execFile.
 // Node has no getpwnam(); getent is glibc's own front-end to it, so a name
 // means here what it means to login(1) and to Nagios' drop_privileges().
-import { execFile } from '../exec';
+import { execFile } from '../process/exec';
 
 export interface Identity {
   uid?: number;

@@ -6,10 +6,10 @@
 // runCheck hands back parsed, trimmed output. Command resolution is the same
 // (`shell: 'auto'`: /bin/sh -c only when parseCommand says a shell is needed).
 import { constants } from 'node:os';
-import { resolveCommand, type ResolvedCommand } from '../command';
-import { SpawnError } from '../errors';
-import { run } from '../exec';
-import type { ResourceUsage } from '../status';
+import { resolveCommand, type ResolvedCommand } from '../command/shell-option';
+import { SpawnError } from '../process/errors';
+import { run } from '../process/exec';
+import type { ResourceUsage } from '../process/status';
 import { escapeOutput, type CheckJob } from './job-payload';
 
 export interface JobSettings {

@@ -1,11 +1,11 @@
 // Spawn options: the public types, and their validation into what the native
 // side takes. Everything is checked here, before anything is spawned.
 import { fileURLToPath } from 'node:url';
-import { NativeFlag, NativeMethod, NativeStdio } from './binding';
+import { NativeFlag, NativeMethod, NativeStdio } from '../binding';
 import { signalNumber } from './status';
 import { normalizeCredentials } from './credentials';
 import { buildEnv } from './env';
-import { checkString, describe } from './validate';
+import { checkString, describe } from '../validate';
 
 export { checkString, describe };
 

@@ -1,7 +1,7 @@
 // Buffered exec/execFile: run to completion, collect stdout/stderr, reject on
 // failure with ExecError carrying the whole result.
-import { NativeCapture, NativeStdio } from './binding';
-import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand, type ShellOption } from './command';
+import { NativeCapture, NativeStdio } from '../binding';
+import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
 import { ExecError } from './errors';
 import { describe, normalizeSpawn, type SpawnOptions } from './options';
 import { spawnNormalized } from './spawn';

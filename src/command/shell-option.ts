@@ -1,8 +1,8 @@
 // Turns what exec/popen/runCheck are given (a command string or an argv
 // array) into what to spawn, under the `shell` option. A string runs without
 // a shell whenever parseCommand can say exactly what /bin/sh would run.
-import { ShellSyntaxError } from './errors';
-import { describe } from './validate';
+import { ShellSyntaxError } from './shell-syntax-error';
+import { describe } from '../validate';
 import { parseCommand } from './parse-command';
 
 /** false: never a shell (strings that need one throw ShellSyntaxError);

@@ -3,7 +3,7 @@
 // pclose(): end our side, wait for the child, return its status.
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { checkShellOption, resolveCommand, type ShellOption } from './command';
+import { checkShellOption, resolveCommand, type ShellOption } from '../command/shell-option';
 import { describe, normalizeSpawn, type SpawnOptions, type StdioOption } from './options';
 import { spawnNormalized } from './spawn';
 import type { ExitStatus } from './status';

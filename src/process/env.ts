@@ -1,7 +1,7 @@
 // The child's environment: process.env, the caller's env merged over it (or
 // alone with extendEnv: false), and the PATH the program is looked up in.
 import { isMainThread } from 'node:worker_threads';
-import { checkString, describe } from './validate';
+import { checkString, describe } from '../validate';
 
 export function buildEnv(
   env: Readonly<Record<string, string | undefined>> | undefined,

@@ -104,18 +104,5 @@ export interface ExecErrorResult extends ExitStatus {
   abortReason?: unknown;
 }
 
-/** A command string needs /bin/sh and the `shell` option does not allow it. */
-export class ShellSyntaxError extends Error {
-  readonly reasons: string[];
-  readonly command: string;
-
-  constructor(command: string, reasons: readonly string[]) {
-    super(
-      `command needs a shell (${reasons.join(', ')}): ${JSON.stringify(command)}; ` +
-        `pass an argv array, or shell: 'auto' to run it with /bin/sh`,
-    );
-    this.name = 'ShellSyntaxError';
-    this.reasons = [...reasons];
-    this.command = command;
-  }
-}
+// The command layer's error, re-exported with the others.
+export { ShellSyntaxError } from '../command/shell-syntax-error';
