@@ -36,7 +36,7 @@ export function quiet<T>(parse: (text: string) => T): (text: string) => T | null
 const { parsePerfdata } = compiled<typeof Perfdata>('check/perfdata.js');
 const { parsePluginOutput } = compiled<typeof PluginOutput>('check/plugin-output.js');
 const { parseRange } = compiled<typeof Range>('check/range.js');
-const { parseCommand } = compiled<typeof ParseCommand>('parse-command.js');
+const { parseCommand } = compiled<typeof ParseCommand>('command/parse-command.js');
 const { parseDuration } = compiled<typeof Duration>('cli/duration.js');
 
 export const { loadChecksFile } = compiled<typeof ChecksFile>('cli/checks-file.js');

@@ -83,8 +83,15 @@ async function query(base: string, q: string): Promise<Series[]> {
 async function until(base: string, q: string, ok: (r: Series[]) => boolean, ms = 20_000): Promise<Series[]> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const r = await query(base, q);
-    if (ok(r)) return r;
+    let r: Series[] = [];
+    try {
+      r = await query(base, q);
+      if (ok(r)) return r;
+    } catch (e) {
+      // Prometheus is still starting (connection refused) — or a real error,
+      // reported once the deadline has passed.
+      if (Date.now() > deadline) throw e;
+    }
     if (Date.now() > deadline) throw new Error(`${q}: gave ${JSON.stringify(r)}`);
     await new Promise((res) => setTimeout(res, 250));
   }

@@ -1,7 +1,7 @@
 // Running the built package as another user (nobody): a world-readable copy
 // of what it needs, since the checkout itself may sit in a 0700 directory.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -31,8 +31,11 @@ export function unprivilegedPackage(): string {
   if (copy === undefined) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-nobody-'));
     cpSync(path.join(root, 'dist'), path.join(dir, 'dist'), { recursive: true });
-    mkdirSync(path.join(dir, 'build', 'Release'), { recursive: true });
-    cpSync(path.join(root, 'build', 'Release', 'noshell.node'), path.join(dir, 'build', 'Release', 'noshell.node'));
+    // Whichever binaries node-gyp-build would find: a local build, and the
+    // prebuilds (CI's prebuildify run leaves only those).
+    for (const sub of [path.join('build', 'Release'), 'prebuilds']) {
+      if (existsSync(path.join(root, sub))) cpSync(path.join(root, sub), path.join(dir, sub), { recursive: true });
+    }
     for (const dep of runtimeDeps()) {
       cpSync(path.join(root, 'node_modules', dep), path.join(dir, 'node_modules', dep), { recursive: true });
     }
