@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runBench } from './bench/run';
+import { gearmanBenchUsage, parseGearmanBenchArgs } from './bench/gearman-args';
+import { runGearmanBench } from './bench/gearman-run';
 import { checkCommand, checkUsage } from './cli/check-command';
 import { runCommand, runUsage } from './cli/run-command';
 import { gearmanSubmitCommand, gearmanSubmitUsage } from './cli/gearman-submit-command';
@@ -11,6 +13,7 @@ import { gearmanWorkerCommand, gearmanWorkerUsage } from './cli/gearman-worker-c
 const usage = `usage:
   noshell --version | -v                             the installed version
   noshell bench [--quick] [--seconds S] [--out DIR]   fork-rate / check-workload comparison
+  ${gearmanBenchUsage}   C Mod-Gearman worker vs noshell's (needs gearmand)
   ${checkUsage}
   ${runUsage}
   ${gearmanWorkerUsage}
@@ -25,6 +28,10 @@ const out = (s: string) => process.stdout.write(s);
 const err = (s: string) => process.stderr.write(s);
 
 async function bench(rest: string[]): Promise<number> {
+  if (rest.includes('--gearman')) {
+    await runGearmanBench(parseGearmanBenchArgs(rest), (line) => out(`${line}\n`));
+    return 0;
+  }
   let quick = false;
   let seconds: number | undefined;
   let outDir: string | undefined;
