@@ -81,7 +81,7 @@ describe('bench tools never run or write through a directory someone else contro
       chmodSync(path.dirname(dir), 0o777);
       plant(dir);
       chmodSync(dir, 0o700);
-    }, /which anyone may write/],
+    }, /has mode 0777: others may write it/],
   ];
 
   // chown to another user needs root.
@@ -109,6 +109,76 @@ describe('bench tools never run or write through a directory someone else contro
     expect(warnings.join('\n')).toMatch(why);
     // The planted files were neither run nor overwritten.
     expect(readFileSync(path.join(cache, 'check_shell.sh'), 'utf8')).toContain('PWNED');
+  });
+
+  async function privateDirFresh() {
+    vi.resetModules();
+    return (await import('../src/bench/private-dir')).privateDir;
+  }
+
+  /** privateDir(env) with its warnings; the fallback directory removed after the test. */
+  async function tryCache(env: NodeJS.ProcessEnv): Promise<{ dir: string; cached: boolean; warnings: string }> {
+    const warnings: string[] = [];
+    vi.spyOn(process, 'emitWarning').mockImplementation((w) => void warnings.push(String(w)));
+    const r = (await privateDirFresh())(env);
+    if (!r.cached) onTestFinished(() => rmSync(r.dir, { recursive: true, force: true }));
+    return { ...r, warnings: warnings.join('\n') };
+  }
+
+  // Another user could rename ~/.cache/noshell away and put their own
+  // directory (and binaries) in its place while the benchmark runs them.
+  it.runIf(isRoot)('HOME under a directory owned by another user: the cache is not used', async () => {
+    const rv = mkdtempSync(path.join(tmp, 'rv-'));
+    const alice = path.join(rv, 'alice');
+    mkdirSync(alice, { mode: 0o755 });
+    chownSync(alice, NOBODY, NOBODY);
+    const r = await tryCache({ HOME: alice });
+    expect(r.cached).toBe(false);
+    expect(r.warnings).toMatch(/alice is owned by uid 65534/);
+    // Nothing was created in their directory either.
+    expect(existsSync(path.join(alice, '.cache'))).toBe(false);
+    // The same when ours sits deeper: an ancestor of another user's is enough.
+    const deep = path.join(alice, 'sub');
+    mkdirSync(deep, { mode: 0o700 });
+    const r2 = await tryCache({ XDG_CACHE_HOME: deep });
+    expect(r2.cached).toBe(false);
+    expect(r2.warnings).toMatch(/alice is owned by uid 65534/);
+  });
+
+  it('an ancestor others may write (no sticky bit), however deep, makes the cache untrusted', async () => {
+    const top = mkdtempSync(path.join(tmp, 'open-'));
+    chmodSync(top, 0o777);
+    const xdg = path.join(top, 'a', 'b');
+    mkdirSync(xdg, { recursive: true, mode: 0o700 });
+    const r = await tryCache({ XDG_CACHE_HOME: xdg });
+    expect(r.cached).toBe(false);
+    expect(r.warnings).toMatch(/open-\w+ has mode 0777/);
+    chmodSync(top, 0o775);
+    expect((await tryCache({ XDG_CACHE_HOME: xdg })).cached).toBe(false);
+  });
+
+  it('a sticky world-writable ancestor (as /tmp) is fine when our entry in it is ours', async () => {
+    const sticky = mkdtempSync(path.join(tmp, 'sticky-'));
+    chmodSync(sticky, 0o1777);
+    const xdg = path.join(sticky, 'mine');
+    mkdirSync(xdg, { mode: 0o700 });
+    const r = await tryCache({ XDG_CACHE_HOME: xdg });
+    expect(r).toMatchObject({ cached: true, dir: path.join(realpathSync(xdg), 'noshell') });
+    if (isRoot) {
+      // Someone else's entry in it is not.
+      const theirs = path.join(sticky, 'theirs');
+      mkdirSync(theirs, { mode: 0o755 });
+      chownSync(theirs, NOBODY, NOBODY);
+      expect((await tryCache({ XDG_CACHE_HOME: theirs })).cached).toBe(false);
+    }
+  });
+
+  it('a symlink above the cache is resolved: the real path, checked, is what is used', async () => {
+    const real = mkdtempSync(path.join(tmp, 'real-'));
+    const link = path.join(tmp, `link-${path.basename(real)}`);
+    symlinkSync(real, link);
+    const r = await tryCache({ XDG_CACHE_HOME: link });
+    expect(r).toMatchObject({ cached: true, dir: path.join(realpathSync(real), 'noshell') });
   });
 
   it('a fresh cache is created 0700 under XDG_CACHE_HOME and a binary is compiled once', async () => {

@@ -2,8 +2,10 @@
 // often). A fixed name in /tmp is a gift to any other local user: they
 // create it first, put their binary or a symlink in it, and we run or write
 // through it. So: a cache under the user's own ~/.cache, used only while it
-// is ours alone, else a fresh mkdtemp directory for this run.
-import { lstatSync, mkdirSync, mkdtempSync, rmSync, type Stats } from 'node:fs';
+// is ours alone — the directory and every one above it up to / owned by us or
+// root and not writable by others (a sticky /tmp aside) — else a fresh mkdtemp
+// directory for this run.
+import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -26,6 +28,39 @@ export function cacheDirPath(env: NodeJS.ProcessEnv = process.env): string | nul
   if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'noshell');
   const home = env.HOME ?? os.homedir();
   return home !== '' && path.isAbsolute(home) ? path.join(home, '.cache', 'noshell') : null;
+}
+
+/**
+ * Why `dir` (an existing real path: no symlinks) and the directories above it
+ * may not be trusted, or null. As OpenSSH's secure-path checks: each one up to
+ * / must be owned by us or root, and not writable by group or others — unless
+ * it has the sticky bit (as /tmp), where others may add entries but not rename
+ * or remove ours: the entry below it on the path must then be ours or root's,
+ * which the walk checks for that entry itself.
+ */
+export function untrustedPath(dir: string): string | null {
+  const uid = process.getuid?.() ?? 0;
+  for (let d = dir; ; d = path.dirname(d)) {
+    const st = lstatSync(d);
+    if (!st.isDirectory()) return `${d} is not a directory`;
+    if (st.uid !== uid && st.uid !== 0) return `${d} is owned by uid ${st.uid}, not ${uid} or root`;
+    if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) {
+      return `${d} has mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}: others may write it`;
+    }
+    if (d === path.dirname(d)) return null;
+  }
+}
+
+/** The deepest existing directory at or above `p`. */
+function existingAncestor(p: string): string {
+  for (let d = p; ; d = path.dirname(d)) {
+    try {
+      lstatSync(d);
+      return d;
+    } catch {
+      if (d === path.dirname(d)) return d;
+    }
+  }
 }
 
 let runDir: string | null = null;
@@ -51,15 +86,23 @@ export function privateDir(env: NodeJS.ProcessEnv = process.env): { dir: string;
   let why = 'no cache directory (no XDG_CACHE_HOME or HOME)';
   if (cache !== null) {
     try {
-      mkdirSync(cache, { recursive: true, mode: 0o700 });
-      // In a parent anyone may write without the sticky bit, our directory
-      // could be renamed away and replaced after we checked it.
-      const parent = lstatSync(path.dirname(cache));
-      const problem = (parent.mode & 0o1002) === 0o002
-        ? `is in ${path.dirname(cache)}, which anyone may write`
-        : untrusted(lstatSync(cache), 'directory');
-      if (problem === null) return { dir: cache, cached: true };
-      why = `${cache} ${problem}`;
+      // Nothing is created under a path someone else could redirect: the
+      // part that exists is checked first, then the whole path once made.
+      const base = realpathSync(existingAncestor(path.dirname(cache)));
+      let problem = untrustedPath(base);
+      if (problem === null) {
+        mkdirSync(cache, { recursive: true, mode: 0o700 });
+        // The real path, checked from / down, is what we return: a symlink
+        // above it (its owner could repoint it) no longer matters.
+        const real = path.join(realpathSync(path.dirname(cache)), path.basename(cache));
+        problem = untrustedPath(path.dirname(real));
+        if (problem === null) {
+          const own = untrusted(lstatSync(real), 'directory');
+          if (own === null) return { dir: real, cached: true };
+          problem = `${real} ${own}`;
+        }
+      }
+      why = `${cache}: ${problem}`;
     } catch (err) {
       why = `${cache}: ${(err as Error).message}`;
     }
