@@ -20,6 +20,10 @@
       "defines": [
         "NAPI_VERSION=8",
         "NAPI_DISABLE_CPP_EXCEPTIONS",
+        # A worker terminated mid-call makes every N-API call fail; an error
+        # the addon then throws cannot be thrown. Without this, node-addon-api
+        # calls that fatal and aborts the whole process (issue 8 review).
+        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS",
         "NODE_ADDON_API_DISABLE_DEPRECATED"
       ],
       "cflags": ["-Wall", "-Wextra", "-O2", "-fvisibility=hidden"],
