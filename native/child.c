@@ -129,12 +129,12 @@ NO_SANITIZE static void close_from(int lowfd, int keep) {
 /* Drops supplementary groups (or sets the requested ones), then gid, then
  * uid. A failed setgroups() is an error: the child would otherwise keep
  * the parent's groups (root's, usually). The one exception: an unprivileged
- * caller that asks for its own ids and no groups changes nothing and may not
- * call setgroups() at all. */
+ * caller that asks for its own ids and names no groups (not even an empty
+ * list) changes nothing and may not call setgroups() at all. */
 NO_SANITIZE static void set_credentials(child_ctx_t* ctx) {
   const noshell_spawn_t* req = ctx->req;
   if (syscall(SYS_setgroups, req->ngroups, req->groups) != 0) {
-    int same = errno == EPERM && req->ngroups == 0 &&
+    int same = errno == EPERM && !(req->flags & NOSHELL_SET_GROUPS) &&
                (!(req->flags & NOSHELL_SET_UID) ||
                 (uid_t) syscall(SYS_geteuid) == req->uid) &&
                (!(req->flags & NOSHELL_SET_GID) ||

@@ -37,7 +37,8 @@ typedef struct {
 enum {
   NOSHELL_NEW_PGROUP = 1, /* child leads its own process group */
   NOSHELL_SET_UID = 2,
-  NOSHELL_SET_GID = 4
+  NOSHELL_SET_GID = 4,
+  NOSHELL_SET_GROUPS = 8  /* groups/ngroups were given (even an empty list) */
 };
 
 /* Steps that can fail; noshell_step_name() gives their names. */

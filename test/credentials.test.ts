@@ -101,6 +101,10 @@ describe('credentials', () => {
         // Its own ids and no groups: nothing to change, so it runs.
         const r = await noshell.execFile('id', ['-u'], { uid: ${NOBODY}, gid: ${NOBODY} });
         out.own = r.stdout.trim();
+        // An explicit empty list asks to drop groups it cannot drop: an error
+        // (it ran with the caller's groups before).
+        try { await noshell.execFile('id', [], { uid: ${NOBODY}, gid: ${NOBODY}, groups: [] }); out.empty = 'ran'; }
+        catch (e) { out.empty = { name: e.name, code: e.code, step: e.step }; }
         try { await noshell.execFile('id', [], { uid: 0, gid: 0 }); out.root = 'ran'; }
         catch (e) { out.root = { name: e.name, code: e.code, step: e.step }; }
         console.log(JSON.stringify(out));
@@ -108,6 +112,7 @@ describe('credentials', () => {
     const out = JSON.parse(execFileSync(asNobody[0], [...asNobody.slice(1), process.execPath, script], { encoding: 'utf8' }));
     expect(out.groups).toEqual({ name: 'SpawnError', code: 'EPERM', step: 'setgroups' });
     expect(out.own).toBe(String(NOBODY));
+    expect(out.empty).toEqual({ name: 'SpawnError', code: 'EPERM', step: 'setgroups' });
     expect(out.root).toEqual({ name: 'SpawnError', code: 'EPERM', step: 'setgroups' });
   });
 });

@@ -5,7 +5,7 @@ import { NativeFlag } from '../binding';
 import { describe } from '../validate';
 
 export interface Credentials {
-  /** NativeFlag.SetUid | NativeFlag.SetGid bits. */
+  /** NativeFlag.SetUid | SetGid | SetGroups bits. */
   flags: number;
   uid: number;
   gid: number;
@@ -47,6 +47,7 @@ export function normalizeCredentials(uid: unknown, gid: unknown, groups: unknown
     // The kernel's NGROUPS_MAX.
     if (groups.length > 65536) throw new RangeError(`groups: at most 65536 groups, got ${groups.length}`);
     out.groups = Uint32Array.from(groups, (g, i) => checkId(g, `groups[${i}]`));
+    flags |= NativeFlag.SetGroups;
   }
   out.flags = flags;
   return out;
