@@ -19,7 +19,7 @@ export type {
 } from './check/index';
 export { formatPerfdata, formatResult } from './check/format';
 export type { CheckStatus } from './check/check-status';
-export { DEFAULT_PERFDATA_LIMIT } from './check/perfdata-limit';
+export { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from './check/perfdata-limit';
 export { registerRunnerMetrics } from './metrics/runner-metrics';
 export type { RunnerMetrics, RunnerMetricsOptions } from './metrics/runner-metrics';
 export { createRunnerRegistry } from './metrics/runner-registry';

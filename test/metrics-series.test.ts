@@ -204,6 +204,38 @@ describe('per-check series', () => {
     expect(one(parseExposition(runner.metrics()), 'noshell_check_perfdata_label_sets', { check: 'churn' })).toBe(5);
   });
 
+  it('a perfdata label of 60 KB is not exported nor kept: counted as too_long, memory held stays bounded', async () => {
+    const counter = path.join(tmp, 'long-count');
+    writeFileSync(counter, '0');
+    // A different 60 KB label every run, beside a normal one.
+    const long = script('long.sh', `n=$(( $(cat '${counter}') + 1 )); echo $n > '${counter}'
+printf 'OK | '; head -c 60000 /dev/zero | tr '\\0' a; printf '_%s=1 ok=1\\n' $n`);
+    const runner = new CheckRunner();
+    const registry = new Registry();
+    registerRunnerMetrics(runner, registry);
+    runner.add({ id: 'long', command: [long], interval: 20 });
+    const results = collect(runner);
+    const scrapes: Array<Promise<string>> = [];
+    runner.on('result', () => scrapes.push(registry.metrics()));
+    runner.start();
+    expect(await waitFor(() => scrapes.length >= 20, 20_000)).toBe(true);
+    await runner.stop();
+    // The plugin really printed it, and it was parsed as a label.
+    expect(results[0].perfdata.map((p) => p.label.length)).toEqual([60_000 + 2, 2]);
+    const texts = await Promise.all(scrapes);
+    const final = parseExposition(texts.at(-1)!);
+    expect(one(final, 'noshell_check_perfdata_dropped_total', { check: 'long', reason: 'too_long' })).toBe(texts.length);
+    expect(find(final, 'noshell_check_perfdata', { check: 'long' }).map((s) => s.labels.label)).toEqual(['ok']);
+    expect(one(final, 'noshell_check_perfdata_label_sets', { check: 'long' })).toBe(1);
+    expect(Math.max(...texts.map((t) => t.length))).toBeLessThan(20_000);
+    const { perfdataLimitOf } = await import('../src/check/perfdata-limit');
+    const limit = perfdataLimitOf(runner);
+    expect(limit.maxLabelBytes).toBe(256);
+    expect(limit.heldLabelChars()).toBeLessThanOrEqual(2 * 256 * limit.limit + 8 * limit.limit);
+    expect(limit.heldLabelChars()).toBeLessThan(100);
+    expect(() => registerRunnerMetrics(runner, new Registry(), { perfdataLabelMaxBytes: 0 })).toThrow(TypeError);
+  });
+
   it('prom-client (~140 ms to load) is loaded only when metrics are registered, not by require(\'noshell\')', () => {
     const dist = path.resolve(__dirname, '..', 'dist', 'index.js');
     const probe = `const n = require(${JSON.stringify(dist)});

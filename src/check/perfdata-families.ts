@@ -74,11 +74,12 @@ export const perfdataFamilies: readonly MetricFamily[] = [
   },
   {
     name: 'noshell_check_perfdata_dropped_total',
-    help: 'Perfdata items of scraped results left out: reason="limit" (the check held the limit of label sets), "duplicate" (label and unit repeated in one output).',
+    help: 'Perfdata items of scraped results left out: reason="limit" (the check held the limit of label sets), "duplicate" (label and unit repeated in one output), "too_long" (label or unit over the byte limit).',
     type: 'counter', labelNames: ['check', 'reason'],
     samples: (s) => s.checks.flatMap((c) => [
       { labels: { check: c.status.id, reason: 'limit' }, value: c.perf.dropped.limit },
       { labels: { check: c.status.id, reason: 'duplicate' }, value: c.perf.dropped.duplicate },
+      { labels: { check: c.status.id, reason: 'too_long' }, value: c.perf.dropped.tooLong },
     ]),
   },
 ];

@@ -17,6 +17,8 @@ import { promClient } from './prom-client';
 export interface RunnerMetricsOptions {
   /** Perfdata label sets each check may hold (default 100); shared with runner.metrics(). */
   perfdataLimit?: number;
+  /** Longest perfdata label or unit exported, in UTF-8 bytes (default 256); longer items are counted as reason="too_long". */
+  perfdataLabelMaxBytes?: number;
 }
 
 export interface RunnerMetrics {
@@ -41,14 +43,17 @@ function makeMetric(f: MetricFamily, registry: Registry): AnyMetric {
  * registry must not hold these names yet (one runner per registry).
  */
 export function registerRunnerMetrics(runner: MetricsSource, registry: Registry, options: RunnerMetricsOptions = {}): RunnerMetrics {
-  const { perfdataLimit } = options;
+  const { perfdataLimit, perfdataLabelMaxBytes } = options;
   if (perfdataLimit !== undefined && (!Number.isInteger(perfdataLimit) || perfdataLimit < 0)) {
     throw new TypeError(`perfdataLimit must be a non-negative integer, got ${String(perfdataLimit)}`);
+  }
+  if (perfdataLabelMaxBytes !== undefined && (!Number.isInteger(perfdataLabelMaxBytes) || perfdataLabelMaxBytes < 1)) {
+    throw new TypeError(`perfdataLabelMaxBytes must be a positive integer, got ${String(perfdataLabelMaxBytes)}`);
   }
   for (const f of allFamilies) {
     if (registry.getSingleMetric(f.name) !== undefined) throw new Error(`registerRunnerMetrics: ${f.name} is registered already`);
   }
-  const limit = perfdataLimitOf(runner, perfdataLimit);
+  const limit = perfdataLimitOf(runner, perfdataLimit, perfdataLabelMaxBytes);
   // registry.metrics() calls every get() in one synchronous pass: one
   // snapshot serves them all, dropped once that pass is over.
   let cached: Snapshot | null = null;
