@@ -66,6 +66,10 @@ void Report(Watch* w);
 // Waits for pid on a detached thread (reap-later.cc).
 void ReapLater(pid_t pid);
 
+// Whether pid has exited, without reaping it; ECHILD (someone else reaped
+// it) counts as exited.
+bool HasExited(pid_t pid);
+
 // Starts watching for the exit if nothing does yet (noticing one that
 // already happened without any handle).
 void EnsureExitWatch(Watch* w);

@@ -173,7 +173,12 @@ Napi::Value WatchKill(const Napi::CallbackInfo& info) {
   int err = 0;
   if (w->reaped) return Napi::Number::New(env, ESRCH);
   if (mode == 0 && w->exited) return Napi::Number::New(env, ESRCH);
+  // Only we reap our children, so an unreaped pid is still ours — unless
+  // something else in the process reaped it (SIGCHLD ignored, a stray
+  // waitpid(-1)): then the pid may be reused and is never signalled alone.
+  bool running = !w->exited && !HasExited(w->pid);
   if (mode == 0) {
+    if (!running) return Napi::Number::New(env, ESRCH);
     if (kill(w->pid, sig) != 0) err = errno;
   } else {
     // The group, and the child itself while it runs: a child that moved to
@@ -181,7 +186,7 @@ Napi::Value WatchKill(const Napi::CallbackInfo& info) {
     // timeout must still bound it (issue 8). Until it is reaped the pid is
     // still ours. Either delivery counts as success.
     int group_err = kill(-w->pid, sig) == 0 ? 0 : errno;
-    if (w->exited)
+    if (!running)
       err = group_err;
     else if (kill(w->pid, sig) != 0 && group_err != 0)
       err = errno;

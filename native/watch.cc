@@ -148,7 +148,7 @@ static void OnExited(Watch* w) {
 
 // Whether the child has exited, without reaping it. ECHILD counts as exited
 // (someone else reaped it; MaybeFinish reports the status as lost).
-static bool HasExited(pid_t pid) {
+bool HasExited(pid_t pid) {
   siginfo_t info;
   info.si_pid = 0;
   int e;
