@@ -3,6 +3,7 @@
 // says) with getent, run once per name at load by noshell's own execFile.
 // Node has no getpwnam(); getent is glibc's own front-end to it, so a name
 // means here what it means to login(1) and to Nagios' drop_privileges().
+import { existsSync } from 'node:fs';
 import { execFile } from '../process/exec';
 
 export interface Identity {
@@ -14,10 +15,14 @@ export interface Identity {
 
 const NUMERIC = /^[0-9]{1,10}$/;
 
+// By absolute path: `noshell run` is what decides whether checks may run as
+// root, so the PATH it was started with must not pick the program that answers.
+const GETENT = ['/usr/bin/getent', '/bin/getent'].find((p) => existsSync(p)) ?? '/usr/bin/getent';
+
 /** getent's fields for `key` in `database`, or null when it has no such entry (exit 2). */
 async function getent(database: string, key: string): Promise<string[] | null> {
   // `--` and the schema's name pattern keep a key from being read as an option.
-  const r = await execFile('getent', [database, '--', key], { reject: false, timeout: 10_000, encoding: 'utf8' });
+  const r = await execFile(GETENT, [database, '--', key], { reject: false, timeout: 10_000, encoding: 'utf8' });
   if (r.exitCode === 2) return null;
   if (r.exitCode !== 0) {
     throw new TypeError(`getent ${database} ${key} failed (exit ${r.exitCode ?? r.signal}): ${String(r.stderr).trim()}`);
