@@ -1,8 +1,8 @@
 // Checks files: schema errors name the check, the field and what was
 // expected; YAML is read safely; defaults and macros end up in each
 // definition; user and group names come from the system's database.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +96,50 @@ describe('schema errors name the check, the field and what was expected', () => 
   it('unreadable and unparsable files name the file', () => {
     expect(() => loadChecksFile(path.join(tmp, 'missing.json'))).toThrow(/missing\.json: cannot read/);
     expect(() => loadChecksFile(write('{"checks": ['))).toThrow(/invalid JSON/);
+  });
+});
+
+describe('only a regular file of bounded size is read', () => {
+  const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
+  /** `noshell run --check FILE` in a child: a file read without end there cannot hang or bloat the test worker. */
+  function check(file: string) {
+    const t0 = Date.now();
+    const r = spawnSync(process.execPath, [CLI, 'run', '--check', file], { encoding: 'utf8', timeout: 10_000, killSignal: 'SIGKILL' });
+    return { status: r.status, stderr: r.stderr, ms: Date.now() - t0 };
+  }
+
+  // readFileSync('/dev/zero') read gigabytes (3 GB RSS) before the size check.
+  it('/dev/zero is refused at once as a character device, not read', () => {
+    const r = check('/dev/zero');
+    expect(r.stderr).toMatch(/\/dev\/zero: cannot read: is a character device, not a regular file/);
+    expect(r.status).toBe(2);
+    expect(r.ms).toBeLessThan(5_000);
+  });
+
+  // Opening a FIFO waited for a writer forever.
+  it('a FIFO is refused at once, without waiting for a writer', () => {
+    const fifo = path.join(tmp, 'checks.fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    const r = check(fifo);
+    expect(r.stderr).toMatch(/checks\.fifo\.json: cannot read: is a FIFO, not a regular file/);
+    expect(r.status).toBe(2);
+    expect(r.ms).toBeLessThan(5_000);
+    expect(() => loadChecksFile(tmp)).toThrow(/cannot read: is a directory, not a regular file/);
+  });
+
+  it('an oversize regular file is refused: JSON past 16 MiB, YAML past 4 MiB', () => {
+    const json = path.join(tmp, 'big.json');
+    writeFileSync(json, '');
+    truncateSync(json, 16 * 1024 * 1024 + 1);
+    expect(() => loadChecksFile(json)).toThrow(/big\.json: cannot read: larger than 16777216 bytes/);
+    const yaml = path.join(tmp, 'big.yaml');
+    writeFileSync(yaml, `checks: []\n${'#'.repeat(4 * 1024 * 1024)}\n`);
+    const t0 = Date.now();
+    expect(() => loadChecksFile(yaml)).toThrow(/big\.yaml: cannot read: larger than 4194304 bytes/);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    // Under the cap it is read as before.
+    writeFileSync(yaml, `checks: []\n${'#'.repeat(1024 * 1024)}\n`);
+    expect(() => loadChecksFile(yaml)).not.toThrow(/cannot read/);
   });
 });
 

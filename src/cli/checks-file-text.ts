@@ -2,11 +2,15 @@
 // safely: the core schema only (no custom or language tags — an unknown tag
 // is an error, not a string), unique keys, no `<<` merges, and aliases
 // bounded (a "billion laughs" file is refused rather than expanded).
-import { readFileSync } from 'node:fs';
+// Only a regular file is read, and never more than its size cap: /dev/zero,
+// a FIFO or a terminal is refused at once instead of read without end.
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { parseDocument } from 'yaml';
 
 /** Larger than any sane checks file; keeps a mistaken path from eating memory. */
-const MAX_BYTES = 16 * 1024 * 1024;
+export const MAX_JSON_BYTES = 16 * 1024 * 1024;
+/** YAML parses at ~2.4 s per MiB on the event loop (reloads too): a lower cap. */
+export const MAX_YAML_BYTES = 4 * 1024 * 1024;
 const MAX_ALIASES = 100;
 
 export function isYamlFile(file: string): boolean {
@@ -31,17 +35,44 @@ function parseYaml(text: string, file: string): unknown {
   }
 }
 
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/** At most `max` bytes of the regular file `file`; an Error saying why not. */
+function readCapped(file: string, max: number): Buffer {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (no effect on files).
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error(`is ${kindOf(st)}, not a regular file`);
+    if (st.size > max) throw new Error(`larger than ${max} bytes (${st.size})`);
+    // The size may change under us: read one byte past the cap at most.
+    const buf = Buffer.allocUnsafe(Math.min(st.size, max) + 1);
+    let n = 0;
+    for (let got; n < buf.length && (got = readSync(fd, buf, n, buf.length - n, null)) > 0;) n += got;
+    if (n > max) throw new Error(`larger than ${max} bytes`);
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The file's data, not yet validated; a TypeError naming the file if it cannot be read or parsed. */
 export function readChecksData(file: string): unknown {
+  const yaml = isYamlFile(file);
   let text: string;
   try {
-    const bytes = readFileSync(file);
-    if (bytes.length > MAX_BYTES) throw new Error(`larger than ${MAX_BYTES} bytes`);
-    text = bytes.toString('utf8');
+    text = readCapped(file, yaml ? MAX_YAML_BYTES : MAX_JSON_BYTES).toString('utf8');
   } catch (err) {
     throw new TypeError(`${file}: cannot read: ${(err as Error).message}`);
   }
-  if (isYamlFile(file)) return parseYaml(text, file);
+  if (yaml) return parseYaml(text, file);
   try {
     return JSON.parse(text);
   } catch (err) {
