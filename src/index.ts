@@ -24,7 +24,7 @@ export { registerRunnerMetrics } from './metrics/runner-metrics';
 export type { RunnerMetrics, RunnerMetricsOptions } from './metrics/runner-metrics';
 export { createRunnerRegistry } from './metrics/runner-registry';
 export { serveMetrics } from './metrics/metrics-server';
-export type { MetricsServer } from './metrics/metrics-server';
+export type { MetricsServer, ServeMetricsOptions } from './metrics/metrics-server';
 export { GearmanWorker } from './gearman/worker';
 export type { WorkerJobEvent } from './gearman/worker';
 export type { GearmanWorkerOptions } from './gearman/worker-options';
