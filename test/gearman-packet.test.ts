@@ -1,6 +1,19 @@
 import fc from 'fast-check';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { encodePacket, GearmanProtocolError, PacketParser, PacketType } from '../src/gearman/packet';
+import { DEFAULT_MAX_BODY, encodePacket, GearmanProtocolError, PacketParser, PacketType } from '../src/gearman/packet';
+
+// A real gc() without --expose-gc on the command line (vitest starts the workers).
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+function retainedBytes(): number {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+}
 
 const T = PacketType;
 
@@ -72,6 +85,53 @@ describe('Gearman packet codec', () => {
     expect(got[0].args[3].equals(data)).toBe(true);
     // Quadratic copying would take minutes; linear takes well under this.
     expect(ms).toBeLessThan(8000);
+  });
+
+  it('parser memory with 1-byte chunks: a large announced body costs about the bytes received, not a Buffer per chunk', () => {
+    // The defect: every 1-byte chunk was kept as its own Buffer until the
+    // packet completed (~210 bytes of heap each: +419 MB for 2 MB pushed).
+    const size = 8 * 1024 * 1024;
+    const data = Buffer.alloc(size);
+    for (let i = 0; i < size; i += 4096) data.fill(i & 0xff, i, i + 4096);
+    const wire = encodePacket('RES', T.JOB_ASSIGN_UNIQ, ['H:x', 'service', 'u', data]);
+    const parser = new PacketParser({ expect: 'RES' });
+    const pushed = 200_000;
+    const before = retainedBytes();
+    let early = 0;
+    // A fresh Buffer per push, as socket reads hand over.
+    for (let i = 0; i < pushed; i++) early += parser.push(Buffer.from(wire.subarray(i, i + 1))).length;
+    const grown = retainedBytes() - before;
+    console.log(`1-byte pushes: ${pushed} bytes pushed, retained heap+arrayBuffers grew by ${grown} bytes`);
+    expect(early).toBe(0);
+    // The body buffer doubles, so up to 2x what arrived, plus noise.
+    expect(grown).toBeLessThan(3 * pushed + 512 * 1024);
+    expect(parser.pending).toBe(pushed);
+    const got = parser.push(wire.subarray(pushed));
+    expect(got).toHaveLength(1);
+    expect(got[0].args.slice(0, 3).map((a) => a.toString())).toEqual(['H:x', 'service', 'u']);
+    expect(got[0].args[3].equals(data)).toBe(true);
+    expect(parser.pending).toBe(0);
+  });
+
+  it('a header announcing the maximum body allocates nothing until the bytes come', () => {
+    const parser = new PacketParser({ expect: 'RES' });
+    const before = retainedBytes();
+    const head = Buffer.from('\0RES\0\0\0\x0b\0\0\0\0', 'latin1');
+    head.writeUInt32BE(DEFAULT_MAX_BODY, 8);
+    parser.push(Buffer.concat([head, Buffer.from('H:1\0')]));
+    expect(retainedBytes() - before).toBeLessThan(1024 * 1024);
+    expect(parser.pending).toBe(16);
+  });
+
+  it('default body limit is 16 MiB: the largest broker-module job fits, more is refused', () => {
+    expect(DEFAULT_MAX_BODY).toBe(16 * 1024 * 1024);
+    // GM_MAX_OUTPUT (10 MiB) of job text, AES-padded and base64-encoded.
+    const job = Buffer.alloc(Math.ceil((10 * 1024 * 1024 + 16) / 3) * 4, 0x41);
+    const [p] = new PacketParser({ expect: 'RES' }).push(encodePacket('RES', T.JOB_ASSIGN_UNIQ, ['H:host:1', 'service', 'uniq', job]));
+    expect(p.args[3].length).toBe(job.length);
+    const head = Buffer.from('\0RES\0\0\0\x0b\0\0\0\0', 'latin1');
+    head.writeUInt32BE(DEFAULT_MAX_BODY + 1, 8);
+    expect(() => new PacketParser({ expect: 'RES' }).push(head)).toThrow(/exceeds the limit of 16777216/);
   });
 
   const bad: Array<[string, Buffer, string]> = [

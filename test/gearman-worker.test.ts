@@ -10,6 +10,8 @@ import { GearmanConnection, parseServer } from '../src/gearman/connection';
 import { createPayloadCodec } from '../src/gearman/crypto';
 import { formatJob, type JobType } from '../src/gearman/job-payload';
 import { PacketType } from '../src/gearman/packet';
+import { executeJob } from '../src/gearman/execute-job';
+import { WorkerMetrics } from '../src/gearman/worker-metrics';
 import { GearmanWorker } from '../src/gearman/worker';
 import { fields, GEARMAND, Gearmand, QueueReader, waitUntil } from './fixtures/gearman/harness';
 
@@ -139,6 +141,16 @@ describe.skipIf(GEARMAND === null)('GearmanWorker with a real gearmand', () => {
     expect(w.metrics()).toMatch(/noshell_gearman_jobs_total\{queue="host",result="ok"\} 6/);
   });
 
+  it('a job with timeout over 2,147,483 s gets a normal result (timer clamped, not a RangeError)', async () => {
+    startWorker();
+    logs.length = 0;
+    const huge = submit('service', `${PLUGIN} ok`, { timeout: 3_000_000 });
+    const hugeHost = submit('host', `${PLUGIN} warn`, { timeout: 2_147_484 });
+    expect(await result(huge)).toMatchObject({ return_code: '0', output: 'OK - all good | time=0.1s;1;2;0\\n' });
+    expect(await result(hugeHost)).toMatchObject({ return_code: '1', output: 'WARNING - a bit\\n' });
+    expect(logs.filter((l) => l.startsWith('error:'))).toEqual([]);
+  });
+
   it('event handlers and notifications run and send no result', async () => {
     const w = startWorker();
     const out = path.join(tmp, 'handler.out');
@@ -244,5 +256,32 @@ describe.skipIf(GEARMAND === null)('GearmanWorker with a real gearmand', () => {
     expect(Date.now() - t0).toBeLessThan(4000);
     expect(await result(slow)).toMatchObject({ return_code: '2',
       output: '(Return code of 15 is out of bounds. Worker exited by signal SIGTERM on worker: nsw)' });
+  });
+});
+
+describe('executeJob', () => {
+  it('always submits a result: an internal error becomes return code 3 with the reason', async () => {
+    const sent: Array<[string, string]> = [];
+    const logged: string[] = [];
+    const ctx = {
+      // A timeout no timer takes makes runJob throw a TypeError before spawning.
+      options: { identifier: 'nsw', jobTimeout: Number.NaN, timeoutReturn: 2, showErrorOutput: true } as never,
+      client: { submit: (q: string, d: string) => sent.push([q, d]) } as unknown as GearmanClient,
+      codec: createPayloadCodec({ encryption: false }),
+      metrics: new WorkerMetrics(),
+      log: (level: string, m: string) => logged.push(`${level}: ${m}`),
+    };
+    const job = { type: 'service', hostName: 'hx', serviceDescription: 'svc', resultQueue: 'check_results',
+      commandLine: '/bin/true', timeout: 0, knownKeys: 5 } as Parameters<typeof executeJob>[3];
+    const event = await executeJob(ctx, 'service', 'H:1', job, new AbortController().signal, performance.now());
+    expect(sent).toHaveLength(1);
+    expect(sent[0][0]).toBe('check_results');
+    const f = fields(ctx.codec.decode(sent[0][1]));
+    expect(f).toMatchObject({ host_name: 'hx', service_description: 'svc', return_code: '3' });
+    expect(f.output).toMatch(/^\(Error On Worker nsw: timeout must be a number of milliseconds/);
+    expect(event.outcome.returnCode).toBe(3);
+    expect(logged.join('\n')).toMatch(/error: job H:1 \(service\): internal error/);
+    expect(ctx.metrics.format({ maxWorker: 1, connected: 0, reconnects: 0, resultsSubmitted: 0, resultsQueued: 0, resultsDropped: 0 }))
+      .toMatch(/queue="service",result="unknown"\} 1/);
   });
 });

@@ -1,6 +1,10 @@
 // Gearman client for background jobs: results and check jobs go to the first
 // connected server; while none is, they wait in a bounded queue and are sent
 // once one is back. A job counts as sent when the server answers JOB_CREATED.
+// At most maxInFlight jobs per connection wait for that answer, and none is
+// written while the socket's buffer is full; the maxQueued / maxQueuedBytes
+// bound covers queued and in-flight jobs together, so a server that accepts
+// and never reads holds the client to that bound.
 import { randomUUID } from 'node:crypto';
 import { GearmanConnection, type ConnectionOptions, type ServerAddress } from './connection';
 import { PacketType, type Packet } from './packet';
@@ -24,14 +28,18 @@ interface Pending {
 export interface ClientOptions extends ConnectionOptions {
   /** Jobs kept while no server takes them (default 10,000); past it the oldest are dropped and counted. */
   maxQueued?: number;
-  /** Bytes kept likewise (default 64 MiB). */
+  /** Bytes kept likewise (default 64 MiB). Both bounds count queued and in-flight jobs together. */
   maxQueuedBytes?: number;
+  /** Jobs written to one connection and not yet answered (JOB_CREATED / ERROR), at most (default 256). */
+  maxInFlight?: number;
 }
 
 export interface ClientStats {
   submitted: number;
   queued: number;
   inFlight: number;
+  /** Bytes held for queued plus in-flight jobs (the quantity maxQueuedBytes bounds). */
+  bytes: number;
   dropped: number;
   reconnects: number;
 }
@@ -41,8 +49,11 @@ export class GearmanClient {
   private readonly inflight = new Map<GearmanConnection, Pending[]>();
   private queue: Pending[] = [];
   private queuedBytes = 0;
+  private inflightCount = 0;
+  private inflightBytes = 0;
   private readonly maxQueued: number;
   private readonly maxBytes: number;
+  private readonly window: number;
   private waiters: Array<() => void> = [];
   private readonly log: ClientOptions['log'];
   submitted = 0;
@@ -52,18 +63,24 @@ export class GearmanClient {
     if (servers.length === 0) throw new TypeError('GearmanClient: at least one server is needed');
     this.maxQueued = options.maxQueued ?? 10_000;
     this.maxBytes = options.maxQueuedBytes ?? 64 * 1024 * 1024;
+    this.window = Math.max(1, Math.min(options.maxInFlight ?? 256, this.maxQueued));
     this.log = options.log;
     this.conns = servers.map((s) => {
       const c = new GearmanConnection(s, options);
       this.inflight.set(c, []);
       c.on('connect', () => this.pump());
+      c.on('drain', () => this.pump());
       c.on('packet', (p) => this.onPacket(c, p));
       c.on('disconnect', () => {
         // Unacknowledged jobs go back to the front; gearmand coalesces a
         // resubmission by its unique id if the first one did arrive.
         const lost = this.inflight.get(c)!;
         this.inflight.set(c, []);
-        for (const p of lost) this.queuedBytes += p.bytes;
+        for (const p of lost) {
+          this.queuedBytes += p.bytes;
+          this.inflightBytes -= p.bytes;
+        }
+        this.inflightCount -= lost.length;
         this.queue = [...lost, ...this.queue];
         this.pump();
       });
@@ -84,7 +101,10 @@ export class GearmanClient {
     };
     this.queue.push(p);
     this.queuedBytes += p.bytes;
-    while (this.queue.length > this.maxQueued || (this.queuedBytes > this.maxBytes && this.queue.length > 1)) {
+    // Jobs already written cannot be taken back: the oldest queued ones go.
+    // A lone job larger than maxQueuedBytes is still kept.
+    while (this.queue.length > 0 && (this.queue.length + this.inflightCount > this.maxQueued ||
+      (this.queuedBytes + this.inflightBytes > this.maxBytes && this.queue.length + this.inflightCount > 1))) {
       const old = this.queue.shift()!;
       this.queuedBytes -= old.bytes;
       this.dropped++;
@@ -110,10 +130,9 @@ export class GearmanClient {
   }
 
   stats(): ClientStats {
-    let inFlight = 0;
-    for (const l of this.inflight.values()) inFlight += l.length;
     return {
-      submitted: this.submitted, queued: this.queue.length, inFlight, dropped: this.dropped,
+      submitted: this.submitted, queued: this.queue.length, inFlight: this.inflightCount,
+      bytes: this.queuedBytes + this.inflightBytes, dropped: this.dropped,
       reconnects: this.conns.reduce((n, c) => n + c.reconnects, 0),
     };
   }
@@ -123,9 +142,7 @@ export class GearmanClient {
   }
 
   private idle(): boolean {
-    if (this.queue.length > 0) return false;
-    for (const l of this.inflight.values()) if (l.length > 0) return false;
-    return true;
+    return this.queue.length === 0 && this.inflightCount === 0;
   }
 
   private pump(): void {
@@ -133,11 +150,15 @@ export class GearmanClient {
     const conn = this.conns.find((c) => c.connected);
     if (conn === undefined) return;
     const list = this.inflight.get(conn)!;
-    while (this.queue.length > 0) {
+    // A window of unanswered jobs, and write() backpressure: 'drain' and
+    // each JOB_CREATED call pump() again.
+    while (this.queue.length > 0 && list.length < this.window && conn.writable) {
       const p = this.queue[0];
       if (!conn.send(p.type, [p.queue, p.unique, p.data])) break;
       this.queue.shift();
       this.queuedBytes -= p.bytes;
+      this.inflightBytes += p.bytes;
+      this.inflightCount++;
       list.push(p);
     }
   }
@@ -147,12 +168,15 @@ export class GearmanClient {
     const list = this.inflight.get(c)!;
     const job = list.shift();
     if (job === undefined) return;
+    this.inflightCount--;
+    this.inflightBytes -= job.bytes;
     if (p.type === PacketType.ERROR) {
       this.dropped++;
       this.log?.('error', `gearmand ${c.label} refused a job for ${job.queue}: ${p.args.map((a) => a.toString()).join(' ')}`);
     } else {
       this.submitted++;
     }
+    this.pump();
     if (this.idle()) {
       const w = this.waiters;
       this.waiters = [];

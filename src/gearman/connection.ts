@@ -1,5 +1,8 @@
 // One TCP connection to one gearmand that comes back by itself: reconnects
 // with exponential backoff after refusals, resets, EOF and protocol errors.
+// The backoff starts over only once a connection proved good (a valid packet,
+// or stableAfterMs up), so a peer that accepts and then closes or talks
+// garbage is not redialled every backoffMinMs.
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { encodePacket, GearmanProtocolError, PacketParser, type Packet } from './packet';
@@ -29,6 +32,10 @@ export interface ConnectionOptions {
   maxBodySize?: number;
   /** Gives up a connect attempt after this long (default 5 s, the C worker's gearman_connection_timeout). */
   connectTimeoutMs?: number;
+  /** A connection up this long without a valid packet also resets the backoff (default 5 s). */
+  stableAfterMs?: number;
+  /** Drops a connection whose half-received packet gets no further bytes for this long (default 60 s). */
+  partialPacketTimeoutMs?: number;
   log?: (level: 'error' | 'info' | 'debug', message: string) => void;
 }
 
@@ -36,6 +43,8 @@ export interface GearmanConnection {
   on(event: 'connect', listener: () => void): this;
   on(event: 'disconnect', listener: (reason: Error | null) => void): this;
   on(event: 'packet', listener: (packet: Packet) => void): this;
+  /** The socket's write buffer emptied after send() filled it (see `writable`). */
+  on(event: 'drain', listener: () => void): this;
 }
 
 export class GearmanConnection extends EventEmitter {
@@ -51,16 +60,24 @@ export class GearmanConnection extends EventEmitter {
   private attempt = 0;
   private corked = false;
   private timer: NodeJS.Timeout | null = null;
+  private stableTimer: NodeJS.Timeout | null = null;
   private readonly opts: Required<Omit<ConnectionOptions, 'log' | 'maxBodySize'>> & ConnectionOptions;
 
   constructor(server: ServerAddress, options: ConnectionOptions = {}) {
     super();
     this.server = server;
-    this.opts = { backoffMinMs: 100, backoffMaxMs: 5000, connectTimeoutMs: 5000, ...options };
+    this.opts = {
+      backoffMinMs: 100, backoffMaxMs: 5000, connectTimeoutMs: 5000, stableAfterMs: 5000, partialPacketTimeoutMs: 60_000, ...options,
+    };
   }
 
   get connected(): boolean {
     return this.isConnected;
+  }
+
+  /** Connected and the socket's write buffer is under its high-water mark; else wait for 'drain' (or 'connect'). */
+  get writable(): boolean {
+    return this.isConnected && this.socket !== null && !this.socket.writableNeedDrain;
   }
 
   get label(): string {
@@ -93,7 +110,13 @@ export class GearmanConnection extends EventEmitter {
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    this.clearStableTimer();
     this.socket?.destroy();
+  }
+
+  private clearStableTimer(): void {
+    if (this.stableTimer !== null) clearTimeout(this.stableTimer);
+    this.stableTimer = null;
   }
 
   private open(): void {
@@ -102,14 +125,32 @@ export class GearmanConnection extends EventEmitter {
     this.socket = socket;
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 30_000);
+    // Before 'connect' the connect deadline; after it, the deadline of a
+    // half-received packet (armed only while one is pending). It is the
+    // socket's idle timer: any traffic, our writes included, restarts it.
     socket.setTimeout(this.opts.connectTimeoutMs, () => {
       if (!this.isConnected) socket.destroy(new Error(`connect to ${this.label} timed out`));
+      else if (parser.pending > 0) {
+        reason = new Error(`no traffic for ${this.opts.partialPacketTimeoutMs} ms in the middle of a packet (${parser.pending} bytes received)`);
+        this.opts.log?.('error', `gearmand ${this.label}: ${reason.message}; dropping the connection`);
+        socket.destroy();
+      }
     });
     let reason: Error | null = null;
+    let good = false;
+    let waiting = false;
+    const proven = () => {
+      if (good) return;
+      good = true;
+      this.attempt = 0;
+      this.clearStableTimer();
+    };
+    socket.on('drain', () => this.emit('drain'));
     socket.on('connect', () => {
       socket.setTimeout(0);
       this.isConnected = true;
-      this.attempt = 0;
+      // Not attempt = 0 here: see proven().
+      this.stableTimer = setTimeout(proven, this.opts.stableAfterMs);
       this.generation++;
       if (this.connectedOnce) this.reconnects++;
       this.connectedOnce = true;
@@ -127,6 +168,12 @@ export class GearmanConnection extends EventEmitter {
         socket.destroy();
         return;
       }
+      const partial = parser.pending > 0;
+      if (partial !== waiting) {
+        waiting = partial;
+        socket.setTimeout(partial ? this.opts.partialPacketTimeoutMs : 0);
+      }
+      if (packets.length > 0) proven();
       for (const p of packets) {
         if (socket.destroyed) return;
         this.emit('packet', p);
@@ -136,6 +183,7 @@ export class GearmanConnection extends EventEmitter {
       reason ??= err;
     });
     socket.on('close', () => {
+      if (this.stableTimer !== null) this.clearStableTimer();
       const was = this.isConnected;
       this.isConnected = false;
       this.socket = null;

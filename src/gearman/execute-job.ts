@@ -2,7 +2,7 @@
 // worker's result payload to the client (service and host checks only).
 import type { GearmanClient } from './client';
 import type { PayloadCodec } from './crypto';
-import { formatResult, jobTime, type CheckJob } from './job-payload';
+import { escapeOutput, formatResult, jobTime, type CheckJob } from './job-payload';
 import { runJob, type JobOutcome } from './run-job';
 import type { JobResultLabel, WorkerMetrics } from './worker-metrics';
 import type { ResolvedWorkerOptions } from './worker-options';
@@ -27,14 +27,32 @@ export interface ExecuteContext {
 const MAX_OUTPUT = 10 * 1024 * 1024; // the C worker's output cap
 const RESULT_LABELS: JobResultLabel[] = ['ok', 'warning', 'critical', 'unknown'];
 
+/** The result of a job the worker itself failed on: return code 3 with the reason. */
+export function internalErrorOutcome(identifier: string, message: string): JobOutcome {
+  const now = Date.now() / 1000;
+  return {
+    returnCode: 3, output: escapeOutput(`(Error On Worker ${identifier}: ${message})`), startTime: now, finishTime: now,
+    timedOut: false, aborted: false, viaShell: false, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, spawnError: null,
+  };
+}
+
 export async function executeJob(
   ctx: ExecuteContext, queue: string, handle: string, job: CheckJob, signal: AbortSignal, grabbed: number,
 ): Promise<WorkerJobEvent> {
   const o = ctx.options;
-  const outcome = await runJob(job, {
-    identifier: o.identifier, defaultTimeout: o.jobTimeout, timeoutReturn: o.timeoutReturn,
-    showErrorOutput: o.showErrorOutput, maxOutput: MAX_OUTPUT, signal,
-  });
+  let outcome: JobOutcome;
+  try {
+    outcome = await runJob(job, {
+      identifier: o.identifier, defaultTimeout: o.jobTimeout, timeoutReturn: o.timeoutReturn,
+      showErrorOutput: o.showErrorOutput, maxOutput: MAX_OUTPUT, signal,
+    });
+  } catch (err) {
+    // Whatever went wrong in here, the core still gets a result for its
+    // check: UNKNOWN, like the C worker's "(Error On Fork)".
+    const message = err instanceof Error ? err.message : String(err);
+    ctx.log('error', `job ${handle} (${queue}): internal error: ${message}`);
+    outcome = internalErrorOutcome(o.identifier, message);
+  }
   if (outcome.aborted) {
     // What the C worker sends for a job its worker was stopped in.
     outcome.returnCode = 2;

@@ -103,71 +103,102 @@ function splitArgs(type: number, body: Buffer): Buffer[] {
 export interface PacketParserOptions {
   /** Which magic the peer must send ('RES' from a server, 'REQ' from a client). */
   expect: 'REQ' | 'RES';
-  /** Largest body accepted (default 64 MiB); anything larger is an error. */
+  /** Largest body accepted (default DEFAULT_MAX_BODY, 16 MiB); anything larger is an error. */
   maxBodySize?: number;
 }
 
 /**
+ * Default cap on a packet body. The broker module builds a job in a
+ * GM_MAX_OUTPUT (10 MiB) buffer; encrypted and base64-encoded that is at most
+ * ~13.4 MiB, so 16 MiB takes any job it can send, with room for the handle,
+ * queue and unique id. What we read from gearmand is jobs, JOB_CREATED, NOOP
+ * and friends, never results. Memory follows the bytes that really arrive
+ * (see PacketParser), not the announced size.
+ */
+export const DEFAULT_MAX_BODY = 16 * 1024 * 1024;
+
+// First allocation for a body that arrives in pieces; grown by doubling.
+const MIN_BODY_ALLOC = 16 * 1024;
+
+/**
  * Streaming parser: feed it whatever TCP hands over (any fragmentation) and
- * it returns the complete packets. Chunks are only counted until a whole
- * packet is there and then copied once, so the work is linear in the bytes.
+ * it returns the complete packets. A body that arrives whole in one chunk is
+ * a view of that chunk; one that arrives in pieces is copied into a single
+ * buffer as the pieces come (grown by doubling up to the announced size), so
+ * the work is linear in the bytes and the memory at most about twice the
+ * bytes received, whatever the chunk sizes and whatever size was announced.
  * After an error the parser stays failed: the caller must drop the connection.
  */
 export class PacketParser {
   private readonly expect: Buffer;
   private readonly magic: 'REQ' | 'RES';
   private readonly maxBody: number;
-  // Chunks from `head` on are unread; an index, not shift(), keeps reading a
-  // packet that arrived one byte at a time linear.
-  private chunks: Buffer[] = [];
-  private head = 0;
-  private buffered = 0;
-  private need = HEADER_SIZE;
+  private readonly headerBuf = Buffer.alloc(HEADER_SIZE);
+  private headerFill = 0;
   private header: { type: number; size: number } | null = null;
+  private body: Buffer | null = null;
+  private bodyFill = 0;
   private failed: GearmanProtocolError | null = null;
 
   constructor(options: PacketParserOptions) {
     this.magic = options.expect;
     this.expect = options.expect === 'REQ' ? REQ : RES;
-    this.maxBody = options.maxBodySize ?? 64 * 1024 * 1024;
+    this.maxBody = options.maxBodySize ?? DEFAULT_MAX_BODY;
   }
 
   /** Returns the packets completed by this chunk; throws GearmanProtocolError on bad input. */
   push(chunk: Buffer): Packet[] {
     if (this.failed !== null) throw this.failed;
     const out: Packet[] = [];
-    if (chunk.length > 0) {
-      this.chunks.push(chunk);
-      this.buffered += chunk.length;
-    }
+    let off = 0;
     try {
-      while (this.buffered >= this.need) {
-        const data = this.take(this.need);
+      while (true) {
         if (this.header === null) {
-          if (!data.subarray(0, 4).equals(this.expect)) {
-            throw new GearmanProtocolError('ERR_GEARMAN_BAD_MAGIC', `bad Gearman magic ${JSON.stringify(data.subarray(0, 4).toString('latin1'))}`);
+          let head: Buffer;
+          if (this.headerFill === 0 && chunk.length - off >= HEADER_SIZE) {
+            head = chunk.subarray(off, off + HEADER_SIZE);
+            off += HEADER_SIZE;
+          } else {
+            const k = Math.min(HEADER_SIZE - this.headerFill, chunk.length - off);
+            chunk.copy(this.headerBuf, this.headerFill, off, off + k);
+            this.headerFill += k;
+            off += k;
+            if (this.headerFill < HEADER_SIZE) break;
+            this.headerFill = 0;
+            head = this.headerBuf;
           }
-          const type = data.readUInt32BE(4);
-          const size = data.readUInt32BE(8);
-          if (ARG_COUNT[type] === undefined) throw new GearmanProtocolError('ERR_GEARMAN_BAD_TYPE', `unknown Gearman packet type ${type}`);
-          if (size > this.maxBody) {
-            throw new GearmanProtocolError('ERR_GEARMAN_TOO_LARGE', `Gearman packet of ${size} bytes exceeds the limit of ${this.maxBody}`);
+          this.header = this.parseHeader(head);
+          if (this.header.size === 0) {
+            out.push(this.finish(Buffer.alloc(0)));
+            continue;
           }
-          this.header = { type, size };
-          this.need = size;
-          if (size > 0) continue;
         }
-        const { type } = this.header;
-        const body = this.header.size === 0 ? Buffer.alloc(0) : data;
-        this.header = null;
-        this.need = HEADER_SIZE;
-        out.push({ magic: this.magic, type, args: splitArgs(type, body) });
+        const size = this.header.size;
+        const left = chunk.length - off;
+        if (this.bodyFill === 0 && left >= size) {
+          const body = chunk.subarray(off, off + size);
+          off += size;
+          out.push(this.finish(body));
+          continue;
+        }
+        if (left === 0) break;
+        const k = Math.min(size - this.bodyFill, left);
+        this.reserve(this.bodyFill + k, size);
+        chunk.copy(this.body!, this.bodyFill, off, off + k);
+        this.bodyFill += k;
+        off += k;
+        if (this.bodyFill < size) break;
+        const body = this.body!;
+        this.body = null;
+        this.bodyFill = 0;
+        out.push(this.finish(body));
       }
     } catch (err) {
       this.failed = err as GearmanProtocolError;
-      this.chunks = [];
-      this.head = 0;
-      this.buffered = 0;
+      this.header = null;
+      this.body = null;
+      this.bodyFill = 0;
+      this.headerFill = 0;
       throw err;
     }
     return out;
@@ -175,37 +206,35 @@ export class PacketParser {
 
   /** Bytes received but not yet part of a complete packet. */
   get pending(): number {
-    return this.buffered;
+    return this.header === null ? this.headerFill : HEADER_SIZE + this.bodyFill;
   }
 
-  private take(n: number): Buffer {
-    if (n === 0) return Buffer.alloc(0);
-    const first = this.chunks[this.head];
-    let out: Buffer;
-    if (first.length >= n) {
-      out = first.subarray(0, n);
-      if (first.length === n) this.head++;
-      else this.chunks[this.head] = first.subarray(n);
-    } else {
-      out = Buffer.allocUnsafe(n);
-      let at = 0;
-      while (at < n) {
-        const c = this.chunks[this.head];
-        const k = Math.min(c.length, n - at);
-        c.copy(out, at, 0, k);
-        at += k;
-        if (k === c.length) this.head++;
-        else this.chunks[this.head] = c.subarray(k);
-      }
+  private parseHeader(data: Buffer): { type: number; size: number } {
+    if (!data.subarray(0, 4).equals(this.expect)) {
+      throw new GearmanProtocolError('ERR_GEARMAN_BAD_MAGIC', `bad Gearman magic ${JSON.stringify(data.subarray(0, 4).toString('latin1'))}`);
     }
-    this.buffered -= n;
-    if (this.head === this.chunks.length) {
-      this.chunks = [];
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.chunks.length) {
-      this.chunks = this.chunks.slice(this.head);
-      this.head = 0;
+    const type = data.readUInt32BE(4);
+    const size = data.readUInt32BE(8);
+    if (ARG_COUNT[type] === undefined) throw new GearmanProtocolError('ERR_GEARMAN_BAD_TYPE', `unknown Gearman packet type ${type}`);
+    if (size > this.maxBody) {
+      throw new GearmanProtocolError('ERR_GEARMAN_TOO_LARGE', `Gearman packet of ${size} bytes exceeds the limit of ${this.maxBody}`);
     }
-    return out;
+    return { type, size };
+  }
+
+  /** Makes room for `need` body bytes: doubling, never past the announced `size`. */
+  private reserve(need: number, size: number): void {
+    const cap = this.body?.length ?? 0;
+    if (need <= cap) return;
+    const next = Math.min(size, Math.max(need, cap * 2, MIN_BODY_ALLOC));
+    const grown = Buffer.allocUnsafe(next);
+    if (this.body !== null) this.body.copy(grown, 0, 0, this.bodyFill);
+    this.body = grown;
+  }
+
+  private finish(body: Buffer): Packet {
+    const { type } = this.header!;
+    this.header = null;
+    return { magic: this.magic, type, args: splitArgs(type, body) };
   }
 }

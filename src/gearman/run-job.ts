@@ -82,8 +82,15 @@ export function timeoutText(type: string | undefined, identifier: string): strin
     : `(Host Check Timed Out On Worker: ${identifier})`;
 }
 
+/** Largest delay a Node timer takes (2^31-1 ms, ~24.8 days); longer ones throw a RangeError. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export async function runJob(job: CheckJob, s: JobSettings): Promise<JobOutcome> {
   const timeoutSec = job.timeout > 0 ? job.timeout : s.defaultTimeout;
+  // The C worker arms alarm(timeout) for any int; a JS timer tops out at
+  // ~24.8 days, so a longer timeout is clamped to that (still a timeout,
+  // just shortened to the largest one a timer can hold).
+  const timeoutMs = Math.min(timeoutSec * 1000, MAX_TIMER_MS);
   const startTime = Date.now() / 1000;
   const env: Record<string, string> = {};
   // Notifications read the core's output from the environment.
@@ -111,7 +118,7 @@ export async function runJob(job: CheckJob, s: JobSettings): Promise<JobOutcome>
   }
   try {
     const res = await run(cmd, {
-      timeout: timeoutSec * 1000, killSignal: 'SIGTERM', forceKillAfter: 1000, maxBuffer: s.maxOutput,
+      timeout: timeoutMs, killSignal: 'SIGTERM', forceKillAfter: 1000, maxBuffer: s.maxOutput,
       encoding: 'utf8', reject: false, signal: s.signal,
       // An env option costs a merged environment per spawn: only notifications need one.
       ...(Object.keys(env).length > 0 ? { env } : {}),
