@@ -27,7 +27,11 @@ function checkId(value: unknown, option: string): number {
  * cannot drop them (setgroups fails) is a SpawnError, never a child that
  * quietly keeps the parent's groups.
  */
+const NO_CREDENTIALS: Credentials = Object.freeze({ flags: 0, uid: 0, gid: 0, groups: null });
+
 export function normalizeCredentials(uid: unknown, gid: unknown, groups: unknown): Credentials {
+  // The usual spawn changes no identity: no object per call on the spawn path.
+  if (uid === undefined && gid === undefined && groups === undefined) return NO_CREDENTIALS;
   let flags = 0;
   const out: Credentials = { flags, uid: 0, gid: 0, groups: null };
   if (uid !== undefined) {
