@@ -50,9 +50,9 @@ interface Run {
   stderr: () => string;
 }
 
-function start(file: string, args: string[]): Run {
+function start(file: string, args: string[], env?: NodeJS.ProcessEnv): Run {
   const t0 = Date.now();
-  const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
   started.push(child);
   let stdout = '';
   let stderr = '';
@@ -62,6 +62,17 @@ function start(file: string, args: string[]): Run {
     child.on('exit', (code, signal) => resolve({ code, signal, ms: Date.now() - t0 }));
   });
   return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+/**
+ * `noshell check` as the foreground job of a real terminal (script(1)'s pty).
+ * script runs `$SHELL -c`; bash execs a lone command but dash stays as the
+ * parent, in the foreground group, and dies of the terminal's Ctrl-C itself
+ * (script then reports 130 whatever noshell did). `exec` makes noshell the
+ * terminal's job under either shell; SHELL is pinned so runs agree.
+ */
+function underTerminal(cliArgs: string): Run {
+  return start('script', ['-qec', `exec ${process.execPath} ${CLI} ${cliArgs}`, '/dev/null'], { ...process.env, SHELL: '/bin/sh' });
 }
 
 async function pidFrom(file: string): Promise<number> {
@@ -119,7 +130,7 @@ describe('noshell check stops its plugin when it is stopped', () => {
   // and the terminal's Ctrl-C would never reach it.
   it('under a terminal the plugin reads /dev/null (runCheck already did so), not the terminal, so SIGTTIN cannot stop it', async () => {
     const p = plugin('stdin=$(readlink /proc/self/fd/0)\nread line\necho "OK - stdin $stdin"');
-    const run = start('script', ['-qec', `${process.execPath} ${CLI} check --timeout 10 -- ${p.file}`, '/dev/null']);
+    const run = underTerminal(`check --timeout 10 -- ${p.file}`);
     const { code } = await run.exited;
     expect(run.stdout()).toBe('OK - stdin /dev/null\r\n');
     expect(code).toBe(0);
@@ -127,7 +138,7 @@ describe('noshell check stops its plugin when it is stopped', () => {
 
   it("the terminal's Ctrl-C stops noshell check and its plugin", async () => {
     const p = plugin('save plugin $$\nexec sleep 30');
-    const run = start('script', ['-qec', `${process.execPath} ${CLI} check -- ${p.file}`, '/dev/null']);
+    const run = underTerminal(`check -- ${p.file}`);
     const pid = await pidFrom(p.pid('plugin'));
     run.child.stdin!.write('\x03'); // typed at the terminal: SIGINT to its foreground group, which is noshell's
     const { code } = await run.exited;
