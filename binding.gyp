@@ -12,6 +12,10 @@
         "native/watch-ops.cc",
         "native/watch-report.cc",
         "native/reap-later.cc",
+        "native/executor.c",
+        "native/executor-job.c",
+        "native/executor-request.cc",
+        "native/executor-addon.cc",
         "native/addon.cc"
       ],
       "include_dirs": [

@@ -12,76 +12,13 @@
 
 #include <uv.h>
 
+#include "executor-addon.h"
+#include "js-strings.h"
 #include "spawn.h"
 #include "watch.h"
 
 namespace noshell {
 namespace {
-
-// A string copied out of JS with malloc: a failed allocation (a hostile
-// 500 MB argument) is a TypeError, not std::bad_alloc aborting the host
-// under -fno-exceptions. No std::vector either: its GCC 12 code needs
-// GLIBCXX_3.4.29, newer than the glibc 2.28 baseline's libstdc++ (issue 10).
-struct OwnedString {
-  char* p = nullptr;
-  OwnedString() = default;
-  OwnedString(const OwnedString&) = delete;
-  OwnedString& operator=(const OwnedString&) = delete;
-  ~OwnedString() { free(p); }
-
-  bool Copy(napi_env env, napi_value v) {
-    size_t len = 0;
-    if (napi_get_value_string_utf8(env, v, nullptr, 0, &len) != napi_ok)
-      return false;
-    char* s = static_cast<char*>(malloc(len + 1));
-    if (s == nullptr) return false;
-    if (napi_get_value_string_utf8(env, v, s, len + 1, &len) != napi_ok) {
-      free(s);
-      return false;
-    }
-    free(p);
-    p = s;
-    return true;
-  }
-};
-
-// Strings copied out of a JS array, as the NULL-terminated array execve wants.
-class StringList {
- public:
-  StringList() = default;
-  StringList(const StringList&) = delete;
-  StringList& operator=(const StringList&) = delete;
-  ~StringList() {
-    if (ptrs_ == nullptr) return;
-    for (uint32_t i = 0; i < n_; i++) free(ptrs_[i]);
-    free(ptrs_);
-  }
-
-  bool Load(napi_env env, napi_value value) {
-    bool is_array = false;
-    uint32_t n = 0;
-    if (napi_is_array(env, value, &is_array) != napi_ok || !is_array ||
-        napi_get_array_length(env, value, &n) != napi_ok)
-      return false;
-    ptrs_ = static_cast<char**>(calloc(static_cast<size_t>(n) + 1, sizeof(char*)));
-    if (ptrs_ == nullptr) return false;
-    n_ = n;
-    for (uint32_t i = 0; i < n; i++) {
-      napi_value item;
-      OwnedString s;
-      if (napi_get_element(env, value, i, &item) != napi_ok || !s.Copy(env, item))
-        return false;
-      ptrs_[i] = s.p;
-      s.p = nullptr;
-    }
-    return true;
-  }
-  char* const* data() const { return ptrs_; }
-
- private:
-  char** ptrs_ = nullptr;
-  uint32_t n_ = 0;
-};
 
 bool OptionalString(napi_env env, Napi::Value v, OwnedString* out,
                     const char** ptr) {
@@ -254,6 +191,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["unref"] = Napi::Function::New(env, WatchUnref, "unref");
   exports["kill"] = Napi::Function::New(env, WatchKill, "kill");
   exports["abandon"] = Napi::Function::New(env, WatchAbandon, "abandon");
+  exports["execInit"] = Napi::Function::New(env, ExecInit, "execInit");
+  exports["execSubmit"] = Napi::Function::New(env, ExecSubmit, "execSubmit");
+  exports["execCancel"] = Napi::Function::New(env, ExecCancel, "execCancel");
+  exports["execStats"] = Napi::Function::New(env, ExecStats, "execStats");
   exports["steps"] = steps;
   return exports;
 }

@@ -30,6 +30,17 @@ export type NativeOverflowCallback = (stream: 1 | 2) => void;
 /** Bits of the `capture` argument. */
 export enum NativeCapture { Stdout = 1, Stderr = 2, AsString = 4, Truncate = 8 }
 
+/** Positions of one finished job's values in an execInit batch. */
+export enum ExecField {
+  Id = 0, Errno, Step, Pid, ExitCode, Signal, UserUs, SystemUs, MaxRssKb, Flags, DurationMs, Stdout, Stderr,
+}
+export const EXEC_RESULT_FIELDS = 13;
+
+/** Bits of ExecField.Flags (NOSHELL_JOB_* in native/executor.h). */
+export enum ExecFlag {
+  OverflowStdout = 1, OverflowStderr = 2, TimedOut = 4, Cancelled = 8, Aborted = 16, StatusKnown = 32,
+}
+
 /** Id of a watched child; stale ids are ignored (kill answers ESRCH). */
 export type NativeWatch = number & { readonly __brand: 'NativeWatch' };
 
@@ -72,6 +83,27 @@ export interface NativeBinding {
   kill(watch: NativeWatch, signal: number, mode: 0 | 1 | 2): number;
   /** Stop reading captured output once the child has exited (at once if it has). */
   abandon(watch: NativeWatch): void;
+  /**
+   * Starts this environment's executor thread (a second call does nothing).
+   * `onResults(batch, room)`: `batch` holds EXEC_RESULT_FIELDS values per
+   * finished job (see ExecField); `room`: a refused submit may be retried.
+   */
+  execInit(onResults: (batch: unknown[], room: boolean) => void): void;
+  /**
+   * Queues a buffered exec. Returns its id (> 0); 0 when the queue is full
+   * (retry after onResults(_, true)); a negative errno when a caller's fd
+   * could not be taken (step 'stdio'). Throws TypeError for bad arguments.
+   */
+  execSubmit(
+    file: string, argv: readonly string[], envp: readonly string[] | null, searchPath: string | null,
+    cwd: string | null, stdio: Int32Array, flags: number, uid: number, gid: number, method: NativeMethod,
+    groups: Uint32Array | null, capture: number, maxBuffer: number, input: Uint8Array | null,
+    timeoutMs: number, killSignal: number, forceKillAfterMs: number, killGroup: boolean, ref: boolean,
+  ): number;
+  /** An abort: a queued exec never starts, a running one is terminated. */
+  execCancel(id: number): void;
+  /** [queued, running, busy ms, spawned] of this environment's executor. */
+  execStats(): [number, number, number, number];
   /** Names of noshell_step_t values, by index. */
   readonly steps: readonly string[];
 }

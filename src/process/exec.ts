@@ -3,7 +3,8 @@
 import { NativeCapture, NativeStdio } from '../binding';
 import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
 import { ExecError } from './errors';
-import { describe, normalizeSpawn, type SpawnOptions } from './options';
+import { describe, normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
+import { execOnExecutor, executorAvailable, type ExecOutcome } from './executor';
 import { spawnNormalized } from './spawn';
 import type { ExitStatus } from './status';
 import type { Subprocess } from './subprocess';
@@ -20,6 +21,9 @@ export interface ExecOptions extends SpawnOptions {
    * ShellSyntaxError when the string needs it; 'auto' uses /bin/sh -c only
    * then; true always. argv arrays never go through a shell. */
   shell?: ShellOption;
+  /** false: a pending exec does not keep the event loop alive (like
+   * subprocess.unref()). Default true. */
+  ref?: boolean;
 }
 
 export interface ExecResult<T extends string | Buffer = string | Buffer> extends ExitStatus {
@@ -32,7 +36,9 @@ export interface ExecResult<T extends string | Buffer = string | Buffer> extends
   maxBufferExceeded: 'stdout' | 'stderr' | null;
 }
 
-const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject', 'shell']);
+const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject', 'shell', 'ref']);
+/** Read once: every exec on the event-loop thread, as before the executor. */
+const LOOP_ONLY = process.env.NOSHELL_NO_EXECUTOR === '1';
 const DEFAULT_MAX_BUFFER = 1024 * 1024;
 
 const empty = Buffer.alloc(0);
@@ -55,6 +61,33 @@ function failureMessage(r: ExecResult, timeout: number): string | null {
   const stderr = typeof r.stderr === 'string' ? r.stderr : r.stderr.toString('utf8');
   const tail = stderr.trim() === '' ? '' : `\n${stderr.trimEnd().slice(-4096)}`;
   return `${what}: ${r.command}${tail}`;
+}
+
+/**
+ * The event-loop path: spawn on this thread, capture through libuv. Taken
+ * when NOSHELL_NO_EXECUTOR=1 (benchmarks compare both) or when the
+ * executor thread could not be started.
+ */
+async function runOnLoop(
+  spawnOpts: NormalizedSpawn, capture: number, maxBuffer: number, input: string | Uint8Array | undefined,
+  truncate: boolean, ref: boolean,
+): Promise<ExecOutcome> {
+  let exceeded = 0;
+  const child = spawnNormalized(spawnOpts, {
+    flags: capture,
+    maxBuffer,
+    // Truncating (checks) drops the excess and lets the plugin finish.
+    onOverflow: truncate ? undefined : (stream) => {
+      if (exceeded === 0) exceeded = stream;
+      child._terminate();
+    },
+  });
+  if (!ref) child.unref();
+  writeInput(child, input);
+  const status = await child.exited;
+  const captured = child._captured;
+  const overflowed = truncate ? captured?.overflowed ?? 0 : exceeded;
+  return { status, stdout: captured?.stdout, stderr: captured?.stderr, overflowed, abortReason: child.abortReason };
 }
 
 function writeInput(child: Subprocess, input: string | Uint8Array | undefined): void {
@@ -134,27 +167,23 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   if (spawnOpts.stdio[2] === NativeStdio.Pipe) capture |= NativeCapture.Stdout;
   if (spawnOpts.stdio[4] === NativeStdio.Pipe) capture |= NativeCapture.Stderr;
   if (truncate) capture |= NativeCapture.Truncate;
-  let exceeded: 'stdout' | 'stderr' | null = null;
-  const child = spawnNormalized(spawnOpts, {
-    flags: capture,
-    maxBuffer,
-    // Truncating (checks) drops the excess and lets the plugin finish.
-    onOverflow: truncate ? undefined : (stream) => {
-      exceeded ??= stream === 1 ? 'stdout' : 'stderr';
-      child._terminate();
-    },
-  });
-  writeInput(child, input);
-  const status = await child.exited;
-  const captured = child._captured;
-  if (truncate && captured !== undefined && captured.overflowed !== 0) {
-    exceeded = captured.overflowed & 1 ? 'stdout' : 'stderr';
+  if (o.ref !== undefined && typeof o.ref !== 'boolean') {
+    throw new TypeError(`ref must be a boolean, got ${describe(o.ref)}`);
   }
+  const ref = o.ref !== false;
+  const outcome = LOOP_ONLY || !executorAvailable()
+    ? await runOnLoop(spawnOpts, capture, maxBuffer, input, truncate, ref)
+    : await execOnExecutor({
+      opts: spawnOpts, capture, maxBuffer, ref,
+      input: input === undefined ? null : typeof input === 'string' ? Buffer.from(input, 'utf8') : input,
+    });
+  const { status, overflowed } = outcome;
+  const exceeded = overflowed === 0 ? null : overflowed & 1 ? 'stdout' : 'stderr';
 
   const result: ExecResult = {
     ...status,
-    stdout: output(captured?.stdout, encoding),
-    stderr: output(captured?.stderr, encoding),
+    stdout: output(outcome.stdout, encoding),
+    stderr: output(outcome.stderr, encoding),
     command,
     viaShell: cmd.viaShell,
     maxBufferExceeded: exceeded,
@@ -162,7 +191,7 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   if (o.reject !== false && !truncate) {
     const message = failureMessage(result, spawnOpts.timeout);
     if (message !== null) {
-      throw new ExecError(message, { ...result, abortReason: child.abortReason });
+      throw new ExecError(message, { ...result, abortReason: outcome.abortReason });
     }
   }
   return result;

@@ -6,7 +6,7 @@
 // streams, not a native capture, and keeps working.
 import { once } from 'node:events';
 import { exec, execFile, runCheck, spawn } from '../../dist/index.mjs';
-import { children, closing, errorFields, fdCount, scenario, sleep, threadCount } from './common.mjs';
+import { children, closing, errorFields, fdCount, scenario, sleep, threadCount, startExecutor } from './common.mjs';
 
 /** exec's answer, or 'hung' when none comes. */
 async function bounded(promise, ms = 4000) {
@@ -30,6 +30,7 @@ await scenario('capture-fault', 25_000, async (summary) => {
   summary.flag = process.env.NOSHELL_FAULT_CAPTURE ?? null;
   await viaSpawn(['/bin/true']);
   await sleep(50);
+  await startExecutor(exec);
   summary.baseline = { fds: fdCount(), threads: threadCount() };
 
   summary.exec = await bounded(exec(['/bin/echo', 'x']));

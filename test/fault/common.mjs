@@ -24,6 +24,19 @@ export function pidfdCount() {
   return n;
 }
 
+/** What each open fd is, for a summary that says what leaked. */
+export function fdLinks() {
+  const out = {};
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      out[fd] = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      // the readdir fd itself, closed by now
+    }
+  }
+  return out;
+}
+
 export function threadCount() {
   return Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
 }
@@ -112,6 +125,24 @@ export async function closing(summary, exec) {
   const { fds, threads } = summary.baseline;
   await waitFor(() => fdCount() <= fds && threadCount() <= threads && children().length === 0, 3000);
   summary.after = { fds: fdCount(), threads: threadCount(), children: children() };
+  if (summary.after.fds !== fds) summary.after.fdLinks = fdLinks();
   const later = await settle(exec(['/bin/echo', 'after']));
   summary.after.laterExec = later.value?.stdout ?? later.error;
+}
+
+/**
+ * Opens what stays open for the life of the process before a baseline is
+ * taken: the exec executor (a thread, an epoll fd and an eventfd, like
+ * libuv's thread pool) and what libuv opens once for the first stream a
+ * spawn()'s pipes become. A baseline without them would count them as
+ * leaks. (Under NOSHELL_FAULT_CAPTURE the exec fails; the executor runs.)
+ */
+export async function startExecutor(exec) {
+  await exec(['/bin/true'], { reject: false }).catch(() => {});
+  const { spawn } = await import('../../dist/index.mjs');
+  const child = spawn('/bin/true', []);
+  child.stdout.resume();
+  child.stderr.resume();
+  await child.exited;
+  await new Promise((r) => setTimeout(r, 20)); // its streams finish closing
 }

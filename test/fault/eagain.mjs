@@ -3,7 +3,7 @@
 // EAGAIN; every API then reports it as a typed error, nothing leaks, and once
 // the children are gone spawning works again.
 import { exec, popen, runCheck, spawn } from '../../dist/index.mjs';
-import { closing, attempt, fdCount, scenario, settle, sleep, threadCount } from './common.mjs';
+import { closing, attempt, fdCount, scenario, settle, sleep, threadCount, startExecutor } from './common.mjs';
 
 const IGNORE = { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' };
 
@@ -13,6 +13,7 @@ await scenario('eagain', 25_000, async (summary) => {
   await popen(['/bin/true'], 'r').close();
   await runCheck(['/bin/true']);
   await sleep(50);
+  await startExecutor(exec);
   summary.baseline = { fds: fdCount(), threads: threadCount() };
 
   const held = [];

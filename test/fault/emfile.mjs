@@ -4,7 +4,7 @@
 // still seen when only pidfd_open runs out.
 import { openSync, closeSync } from 'node:fs';
 import { exec, popen, runCheck, spawn } from '../../dist/index.mjs';
-import { closing, attempt, fdCount, scenario, settle, sleep, threadCount } from './common.mjs';
+import { closing, attempt, fdCount, scenario, settle, sleep, threadCount, startExecutor } from './common.mjs';
 
 const IGNORE = { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' };
 
@@ -51,6 +51,7 @@ await scenario('emfile', 25_000, async (summary) => {
   await popen(['/bin/true'], 'r').close();
   await runCheck(['/bin/true']);
   await sleep(50);
+  await startExecutor(exec);
   summary.baseline = { fds: fdCount(), threads: threadCount() };
 
   const fillers = [];

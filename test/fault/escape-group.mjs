@@ -3,7 +3,7 @@
 // bound the run, so the child's own pid has to be signalled, not only the
 // group it no longer belongs to (issue 8, defect c).
 import { exec, execFile, runCheck, spawn } from '../../dist/index.mjs';
-import { FIXTURES, children, closing, fdCount, isAlive, scenario, sleep, threadCount } from './common.mjs';
+import { FIXTURES, children, closing, fdCount, isAlive, scenario, sleep, threadCount, startExecutor } from './common.mjs';
 
 const LEAVE = `${FIXTURES}leave-group`;
 
@@ -19,6 +19,7 @@ function killLeftovers() {
 await scenario('escape-group', 40_000, async (summary) => {
   await exec(['/bin/true']);
   await sleep(50);
+  await startExecutor(exec);
   summary.baseline = { fds: fdCount(), threads: threadCount() };
 
   summary.exec = brief(await execFile(LEAVE, ['4'], { timeout: 300, forceKillAfter: 300, reject: false }));

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { exec, runCheck, spawn } from '../../dist/index.mjs';
-import { closing, fdCount, isAlive, scenario, sleep, threadCount, waitFor } from './common.mjs';
+import { closing, fdCount, isAlive, scenario, sleep, threadCount, waitFor, startExecutor } from './common.mjs';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'noshell-hold-'));
 const pidFile = (name) => path.join(dir, name);
@@ -22,6 +22,7 @@ function brief(r) {
 await scenario('holding-stdout', 25_000, async (summary) => {
   await exec(['/bin/true']);
   await sleep(50);
+  await startExecutor(exec);
   summary.baseline = { fds: fdCount(), threads: threadCount() };
 
   // No timeout: the result waits for the grandchild to close the output.

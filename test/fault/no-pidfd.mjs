@@ -5,7 +5,7 @@
 // check that none was opened can fail).
 import { readFileSync } from 'node:fs';
 import { exec, runCheck, spawn } from '../../dist/index.mjs';
-import { closing, fdCount, pidfdCount, scenario, sleep, threadCount, waitFor } from './common.mjs';
+import { closing, fdCount, pidfdCount, scenario, sleep, threadCount, waitFor, startExecutor } from './common.mjs';
 
 const IGNORE = { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' };
 
@@ -17,6 +17,7 @@ await scenario('no-pidfd', 25_000, async (summary) => {
   summary.seccomp = Number(/^Seccomp:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
   await exec(['/bin/true']);
   await sleep(50);
+  await startExecutor(exec);
   summary.baseline = { fds: fdCount(), threads: threadCount() };
 
   // A running child with no output to wait for: its exit is watched at once.

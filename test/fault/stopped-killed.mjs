@@ -3,7 +3,7 @@
 // its timeout (SIGTERM stays pending on a stopped process; forceKillAfter's
 // SIGKILL is what ends it).
 import { exec, execFile, runCheck, spawn } from '../../dist/index.mjs';
-import { closing, PROBE, children, fdCount, scenario, settle, sleep, threadCount, waitFor } from './common.mjs';
+import { closing, PROBE, children, fdCount, scenario, settle, sleep, threadCount, waitFor, startExecutor } from './common.mjs';
 
 const IGNORE = { stdin: 'ignore', stdout: 'ignore', stderr: 'ignore' };
 const SIGSTOP = 19;
@@ -15,6 +15,7 @@ function brief(st) {
 await scenario('stopped-killed', 25_000, async (summary) => {
   await exec(['/bin/true']);
   await sleep(50);
+  await startExecutor(exec);
   summary.baseline = { fds: fdCount(), threads: threadCount() };
 
   // exec's child killed by someone else: ExecError with the signal.

@@ -4,7 +4,7 @@
 // reaped (or killed) with no thread to spare, and this process must live on.
 import { Worker } from 'node:worker_threads';
 import { exec } from '../../dist/index.mjs';
-import { closing, children, fdCount, isAlive, scenario, sleep, threadCount, waitFor } from './common.mjs';
+import { closing, children, fdCount, isAlive, scenario, sleep, threadCount, waitFor, startExecutor } from './common.mjs';
 
 const entry = new URL('../../dist/index.js', import.meta.url).pathname;
 const workerCode = `
@@ -27,6 +27,7 @@ await scenario('worker-eagain', 25_000, async (summary) => {
   summary.uid = process.getuid();
   await exec(['/bin/true']);
   await sleep(50);
+  await startExecutor(exec);
   summary.baseline = { fds: fdCount(), threads: threadCount() };
 
   const worker = new Worker(workerCode, { eval: true });

@@ -4,7 +4,7 @@
 // treat that as fatal and abort the whole process (SIGABRT).
 import { Worker } from 'node:worker_threads';
 import { exec } from '../../dist/index.mjs';
-import { children, scenario, settle, sleep, threadCount, waitFor } from './common.mjs';
+import { children, scenario, settle, sleep, threadCount, waitFor, startExecutor } from './common.mjs';
 
 const entry = new URL('../../dist/index.js', import.meta.url).pathname;
 const workerCode = `
@@ -24,6 +24,7 @@ loop();`;
 
 await scenario('worker-terminate-spawning', 40_000, async (summary) => {
   await exec(['/bin/true']);
+  await startExecutor(exec);
   summary.baseline = { threads: threadCount() };
   const end = Date.now() + Number(process.env.SCENARIO_MS ?? 4000);
   let rounds = 0;

@@ -4,7 +4,7 @@
 // every child is reaped, and fds and threads come back to where they were.
 import { Worker } from 'node:worker_threads';
 import { exec } from '../../dist/index.mjs';
-import { closing, children, fdCount, isAlive, scenario, sleep, threadCount, waitFor } from './common.mjs';
+import { closing, children, fdCount, isAlive, scenario, sleep, threadCount, waitFor, startExecutor } from './common.mjs';
 
 const entry = new URL('../../dist/index.js', import.meta.url).pathname;
 const workerCode = `
@@ -30,6 +30,7 @@ setInterval(() => {}, 1000);`;
 await scenario('worker-terminate', 25_000, async (summary) => {
   await exec(['/bin/true']);
   await sleep(50);
+  await startExecutor(exec);
   summary.baseline = { fds: fdCount(), threads: threadCount() };
   summary.rounds = [];
   for (const delay of [0, 5, 30, 120]) {

@@ -1,0 +1,195 @@
+// The JS side of the off-thread executor (native/executor.h): a buffered
+// exec is validated here, queued to the addon's thread, and settled by one
+// callback when it has finished. The event loop never waits for a spawn.
+import { binding, EXEC_RESULT_FIELDS, ExecField, ExecFlag, NativeCapture } from '../binding';
+import { SpawnError } from './errors';
+import type { NormalizedSpawn } from './options';
+import { throwIfAborted } from './spawn';
+import { signalName, type ExitStatus } from './status';
+
+/** A finished exec as the executor reports it. */
+export interface ExecOutcome {
+  status: ExitStatus;
+  stdout: string | Buffer | undefined;
+  stderr: string | Buffer | undefined;
+  /** Bit 1: stdout went past maxBuffer, bit 2: stderr. */
+  overflowed: number;
+  /** The AbortSignal's reason when the exec was aborted while running. */
+  abortReason: unknown;
+}
+
+export interface ExecRequest {
+  opts: NormalizedSpawn;
+  /** NativeCapture bits. */
+  capture: number;
+  maxBuffer: number;
+  input: Uint8Array | null;
+  /** false: a pending exec does not keep the event loop alive. */
+  ref: boolean;
+}
+
+type Settle = (batch: unknown[], at: number) => void;
+
+const NO_BYTES = Buffer.alloc(0);
+function emptyOutput(capture: number): string | Buffer {
+  return capture & NativeCapture.AsString ? '' : NO_BYTES;
+}
+
+/** Execs in flight by id, and those waiting for room in a full queue. */
+const inFlight = new Map<number, Settle>();
+const waiting: Array<() => boolean> = [];
+let state: 'new' | 'ready' | 'unavailable' = 'new';
+let startError: unknown;
+let retryAt = 0;
+/** After a failed start (no thread to be had), when to try again. */
+const RETRY_MS = 1000;
+
+function onResults(batch: unknown[], room: boolean): void {
+  for (let at = 0; at < batch.length; at += EXEC_RESULT_FIELDS) {
+    const id = batch[at + ExecField.Id] as number;
+    const settle = inFlight.get(id);
+    if (settle === undefined) continue;
+    inFlight.delete(id);
+    settle(batch, at);
+  }
+  if (room) {
+    while (waiting.length > 0 && waiting[0]()) waiting.shift();
+  }
+}
+
+/**
+ * Whether this thread's executor runs (started on first use). False when
+ * no thread could be had (EAGAIN at the thread limit): exec then spawns on
+ * the event loop as before, which is slower but works, and the start is
+ * tried again a second later.
+ */
+export function executorAvailable(): boolean {
+  if (state === 'ready') return true;
+  if (state === 'unavailable' && performance.now() < retryAt) return false;
+  try {
+    binding.execInit(onResults);
+    state = 'ready';
+  } catch (err) {
+    startError = err;
+    state = 'unavailable';
+    retryAt = performance.now() + RETRY_MS;
+  }
+  return state === 'ready';
+}
+
+/** Why the executor could not start, for diagnostics. */
+export function executorStartError(): unknown {
+  return startError;
+}
+
+export interface ExecutorStats {
+  /** Execs queued and not yet spawned (including those waiting for room). */
+  queued: number;
+  /** Spawned and not yet finished. */
+  running: number;
+  /** Time the executor thread spent working (not waiting), in ms since it started. */
+  busyMs: number;
+  /** Children spawned by it so far. */
+  spawned: number;
+}
+
+export function executorStats(): ExecutorStats {
+  const [queued, running, busyMs, spawned] = state === 'ready' ? binding.execStats() : [0, 0, 0, 0];
+  return { queued: queued + waiting.length, running, busyMs, spawned };
+}
+
+/** Runs one buffered exec on the executor thread. */
+export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
+  const o = req.opts;
+  throwIfAborted(o.signal);
+  return new Promise<ExecOutcome>((resolve, reject) => {
+    let id = 0;
+    let aborted = false;
+    const signal = o.signal;
+    const onAbort = (): void => {
+      aborted = true;
+      if (id > 0) {
+        binding.execCancel(id);
+        return;
+      }
+      // Still waiting for room: it never reaches the executor.
+      const i = waiting.indexOf(submit);
+      if (i >= 0) waiting.splice(i, 1);
+      const cancelled = [];
+      cancelled[ExecField.Flags] = ExecFlag.Cancelled;
+      settle(cancelled, 0);
+    };
+    const settle: Settle = (batch, at) => {
+      signal?.removeEventListener('abort', onAbort);
+      const field = (f: ExecField) => batch[at + f] as number;
+      const flags = field(ExecField.Flags);
+      if (flags & ExecFlag.Cancelled) {
+        // Aborted while queued: it never ran. Reported like an abort of a
+        // running command (aborted: true), with no pid, exit code or signal.
+        resolve({
+          status: {
+            pid: 0, exitCode: null, signal: null, timedOut: false, aborted: true, durationMs: 0,
+            rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 },
+          },
+          stdout: req.capture & 1 ? emptyOutput(req.capture) : undefined,
+          stderr: req.capture & 2 ? emptyOutput(req.capture) : undefined,
+          overflowed: 0,
+          abortReason: signal?.reason,
+        });
+        return;
+      }
+      const errno = field(ExecField.Errno);
+      if (errno !== 0) {
+        reject(new SpawnError(errno, binding.steps[field(ExecField.Step)] ?? 'spawn', o.file, o.argv.slice(1), o.cwd ?? undefined));
+        return;
+      }
+      const code = field(ExecField.ExitCode);
+      const sig = field(ExecField.Signal);
+      resolve({
+        status: {
+          pid: field(ExecField.Pid),
+          exitCode: code >= 0 && sig === 0 ? code : null,
+          signal: sig > 0 ? signalName(sig) : null,
+          timedOut: (flags & ExecFlag.TimedOut) !== 0,
+          aborted,
+          durationMs: field(ExecField.DurationMs),
+          rusage: {
+            userCpuMs: field(ExecField.UserUs) / 1000,
+            systemCpuMs: field(ExecField.SystemUs) / 1000,
+            maxRssKb: field(ExecField.MaxRssKb),
+          },
+        },
+        stdout: batch[at + ExecField.Stdout] as string | Buffer | undefined,
+        stderr: batch[at + ExecField.Stderr] as string | Buffer | undefined,
+        overflowed: flags & (ExecFlag.OverflowStdout | ExecFlag.OverflowStderr),
+        abortReason: aborted ? signal?.reason : undefined,
+      });
+    };
+    // true once the exec has been handed over (or has failed for good).
+    function submit(): boolean {
+      let r: number;
+      try {
+        r = binding.execSubmit(
+          o.file, o.argv, o.envp, o.searchPath, o.cwd, o.stdio, o.flags, o.uid, o.gid, o.method, o.groups,
+          req.capture, req.maxBuffer, req.input, o.timeout, o.killSignal, o.forceKillAfter, o.processGroup, req.ref,
+        );
+      } catch (err) {
+        signal?.removeEventListener('abort', onAbort);
+        reject(err);
+        return true;
+      }
+      if (r === 0) return false;
+      if (r < 0) {
+        signal?.removeEventListener('abort', onAbort);
+        reject(new SpawnError(-r, 'stdio', o.file, o.argv.slice(1), o.cwd ?? undefined));
+        return true;
+      }
+      id = r;
+      inFlight.set(id, settle);
+      return true;
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+    // FIFO: nothing overtakes an exec already waiting for room.
+    if (waiting.length > 0 || !submit()) waiting.push(submit);
+  });
+}

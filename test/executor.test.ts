@@ -1,0 +1,177 @@
+// The off-thread executor (issue 11): exec/execFile/runCheck spawn, read and
+// reap on the addon's own thread. Real children, real pipes, real signals.
+import { exec as cpExec, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { exec, execFile, ExecError, runCheck } from '../src';
+import { executorStats } from '../src/process/executor';
+import { childProcesses, openFds, waitFor } from './helpers';
+
+const ROOT = path.resolve(__dirname, '..');
+
+function threads(): number {
+  return Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))![1]);
+}
+
+describe('executor', () => {
+  it('600 execs in flight with mixed outputs, timeouts and aborts: every result is its own child\'s', async () => {
+    const N = 600;
+    const jobs = Array.from({ length: N }, (_, i) => {
+      const token = `tok-${i}-${Math.random().toString(36).slice(2)}`;
+      switch (i % 6) {
+        case 0: // small output on both streams
+          return { kind: 'echo', token, p: exec(['sh', '-c', `echo ${token}; echo err-${token} >&2; sleep 0.3`]) };
+        case 1: // a larger output: 200 KiB ending in the token
+          return { kind: 'big', token, p: exec(['sh', '-c', `head -c 204800 /dev/zero | tr '\\0' x; echo ${token}`], { maxBuffer: 1 << 20 }) };
+        case 2: // timed out
+          return { kind: 'timeout', token, p: exec(['sh', '-c', `echo ${token}; exec sleep 30`], { timeout: 300, reject: false }) };
+        case 3: { // aborted
+          const ac = new AbortController();
+          setTimeout(() => ac.abort(new Error(`abort ${token}`)), 300);
+          return { kind: 'abort', token, p: exec(['sleep', '30'], { signal: ac.signal }).then(() => null, (e: unknown) => e) };
+        }
+        case 4: // input echoed back
+          return { kind: 'input', token, p: execFile('cat', [], { input: `${token}\n`.repeat(100) }) };
+        default: // exit code
+          return { kind: 'exit', token, p: exec(['sh', '-c', `echo ${token}; exit ${i % 100}`], { reject: false }) };
+      }
+    });
+    const results = await Promise.all(jobs.map((j) => j.p));
+    for (const [i, j] of jobs.entries()) {
+      const r = results[i] as any;
+      switch (j.kind) {
+        case 'echo':
+          expect([r.stdout, r.stderr, r.exitCode]).toEqual([`${j.token}\n`, `err-${j.token}\n`, 0]);
+          break;
+        case 'big':
+          expect(r.stdout.length).toBe(204800 + j.token.length + 1);
+          expect(r.stdout.endsWith(`x${j.token}\n`)).toBe(true);
+          break;
+        case 'timeout':
+          expect([r.stdout, r.timedOut, r.signal]).toEqual([`${j.token}\n`, true, 'SIGTERM']);
+          break;
+        case 'abort':
+          expect(r).toBeInstanceOf(ExecError);
+          expect(r.aborted).toBe(true);
+          expect((r.cause as Error).message).toBe(`abort ${j.token}`);
+          break;
+        case 'input':
+          expect(r.stdout).toBe(`${j.token}\n`.repeat(100));
+          break;
+        default:
+          expect([r.stdout, r.exitCode]).toEqual([`${j.token}\n`, i % 100]);
+      }
+    }
+    expect(await waitFor(() => childProcesses().length === 0, 3000)).toBe(true);
+  }, 60_000);
+
+  it('input larger than the pipe buffer while the child writes a lot back: no deadlock', async () => {
+    const input = Buffer.alloc(8 << 20, 'abcdefgh');
+    const r = await execFile('cat', [], { input, encoding: 'buffer', maxBuffer: 16 << 20 });
+    expect(Buffer.compare(r.stdout as Buffer, input)).toBe(0);
+  });
+
+  it('a child that exits while its grandchild keeps stdout open: waited for; on timeout the group goes', async () => {
+    const r = await exec(['sh', '-c', '(sleep 0.4; echo late) & echo early'], {});
+    expect(r.stdout).toBe('early\nlate\n');
+    expect(r.durationMs).toBeGreaterThanOrEqual(350);
+    const t = await exec(['sh', '-c', '(sleep 30; echo never) & echo early'], { timeout: 300, reject: false });
+    expect(t.stdout).toBe('early\n');
+    expect(t.timedOut).toBe(true);
+    expect(await waitFor(() => childProcesses().length === 0, 3000)).toBe(true);
+  });
+
+  it('ref: false lets the process exit with an exec pending; a ref\'d one keeps it alive', () => {
+    const script = (ref: boolean) => `
+      const { exec } = require(${JSON.stringify(path.join(ROOT, 'dist', 'index.js'))});
+      const t0 = Date.now();
+      exec(['sleep', '1'], { ref: ${ref} }).then(() => console.log('settled'));
+      process.on('exit', () => console.log('exit after', Date.now() - t0));`;
+    const unrefd = spawnSync(process.execPath, ['-e', script(false)], { encoding: 'utf8' });
+    expect(unrefd.stdout).toMatch(/^exit after \d+\n$/);
+    expect(Number(/after (\d+)/.exec(unrefd.stdout)![1])).toBeLessThan(900);
+    const refd = spawnSync(process.execPath, ['-e', script(true)], { encoding: 'utf8' });
+    expect(refd.stdout).toMatch(/^settled\nexit after \d+\n$/);
+    expect(Number(/after (\d+)/.exec(refd.stdout)![1])).toBeGreaterThanOrEqual(950);
+  });
+
+  it('2,000 execs leave no fd, thread or child behind', async () => {
+    await exec(['/bin/true']); // the executor exists from here on
+    const fds = openFds().length;
+    const before = threads();
+    for (let round = 0; round < 20; round++) {
+      await Promise.all(Array.from({ length: 100 }, (_, i) => exec(['/bin/echo', String(i)])));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(openFds().length).toBe(fds);
+    expect(threads()).toBe(before);
+    expect(childProcesses()).toEqual([]);
+    const st = executorStats();
+    expect(st.queued).toBe(0);
+    expect(st.running).toBe(0);
+    expect(st.spawned).toBeGreaterThanOrEqual(2001);
+    expect(st.busyMs).toBeGreaterThan(0);
+  });
+
+  it('Node\'s signal handling and child_process keep working alongside (the executor thread blocks every signal)', async () => {
+    let got = 0;
+    const onUsr2 = () => got++;
+    process.on('SIGUSR2', onUsr2);
+    try {
+      const many = Promise.all(Array.from({ length: 50 }, () => exec(['sh', '-c', 'sleep 0.2; echo x'])));
+      for (let i = 0; i < 5; i++) {
+        process.kill(process.pid, 'SIGUSR2');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const [ours, theirs] = await Promise.all([many, promisify(cpExec)('echo from child_process')]);
+      expect(ours.every((r) => r.stdout === 'x\n')).toBe(true);
+      expect(theirs.stdout).toBe('from child_process\n');
+      expect(await waitFor(() => got === 5, 2000)).toBe(true);
+    } finally {
+      process.off('SIGUSR2', onUsr2);
+    }
+  });
+
+  it('exec from several worker threads at once; terminating one with children in flight leaks nothing', async () => {
+    await exec(['/bin/true']);
+    const before = threads();
+    const fds = openFds().length;
+    const entry = path.join(ROOT, 'dist', 'index.js');
+    const code = (n: number, hang: boolean) => `
+      const { parentPort, workerData } = require('node:worker_threads');
+      const { exec } = require(${JSON.stringify(entry)});
+      (async () => {
+        const rs = await Promise.all(Array.from({ length: ${n} }, (_, i) => exec(['/bin/echo', workerData + '-' + i])));
+        parentPort.postMessage(rs.map((r) => r.stdout).join(''));
+        ${hang ? "for (let i = 0; i < 5; i++) exec(['sleep', '0.5']); parentPort.postMessage('hanging');" : ''}
+      })();`;
+    const run = (id: string, hang: boolean) => new Promise<{ out: string; worker: Worker }>((resolve, reject) => {
+      const worker = new Worker(code(100, hang), { eval: true, workerData: id });
+      worker.once('message', (out) => resolve({ out, worker }));
+      worker.once('error', reject);
+    });
+    const outs = await Promise.all(['a', 'b', 'c'].map((id) => run(id, id === 'c')));
+    for (const [k, id] of ['a', 'b', 'c'].entries()) {
+      expect(outs[k].out).toBe(Array.from({ length: 100 }, (_, i) => `${id}-${i}\n`).join(''));
+    }
+    await new Promise((r) => outs[2].worker.once('message', r)); // 'hanging': five sleeps in flight
+    await Promise.all(outs.map((o) => o.worker.terminate()));
+    // The sleeps are reaped in the background; the workers' executor threads are gone.
+    expect(await waitFor(() => childProcesses().length === 0 && threads() <= before, 5000)).toBe(true);
+    expect(openFds().length).toBe(fds);
+  });
+
+  it('runCheck and CheckRunner go through the executor', async () => {
+    const spawned = executorStats().spawned;
+    const r = await runCheck(['/usr/lib/nagios/plugins/check_dummy', '1', 'hello']);
+    if (r.spawnError === 'ENOENT') {
+      console.warn('skipped: monitoring-plugins-basic is not installed (check_dummy)');
+      return;
+    }
+    expect(r).toMatchObject({ state: 1, output: 'WARNING: hello' });
+    expect(executorStats().spawned).toBe(spawned + 1);
+  });
+});
