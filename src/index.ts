@@ -2,6 +2,8 @@ export { spawn } from './process/spawn';
 export { Subprocess } from './process/subprocess';
 export { exec, execFile } from './process/exec';
 export type { ExecOptions, ExecResult } from './process/exec';
+export { executorStats } from './process/executor';
+export type { ExecutorStats } from './process/executor';
 export { popen } from './process/popen';
 export type { Popen, PopenReader, PopenWriter, PopenOptions } from './process/popen';
 export { parseCommand } from './command/parse-command';

@@ -275,14 +275,14 @@ describe('noshell bench (smoke: it runs, prints every driver, writes JSON and SV
     const out = path.join(tmp, 'bench');
     const r = cli('bench', '--quick', '--seconds', '0.05', '--out', out);
     expect(r.status, r.stderr).toBe(0);
-    for (const driver of ['C reference', 'noshell.execFile', 'noshell.exec', 'noshell.spawn', 'cp.exec', 'cp.execFile', 'cp.spawn']) {
+    for (const driver of ['C reference', 'noshell.execFile', 'noshell.execFile[loop]', 'noshell.exec', 'noshell.spawn', 'cp.exec', 'cp.execFile', 'cp.spawn']) {
       expect(r.stdout).toContain(`| ${driver} |`);
     }
     const json = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
     expect(json.meta).toMatchObject({ quick: true });
     for (const m of json.results) {
       expect(Object.keys(m).sort()).toEqual(['blockedP50Ms', 'blockedP99Ms', 'childCpuMsPer1k', 'concurrency', 'driver', 'heapMiB',
-        'parentCpuMsPer1k', 'roundsPerSec', 'seconds', 'spawns', 'spawnsPerSec', 'workload'].sort());
+        'loopDelayP50Ms', 'loopDelayP99Ms', 'parentCpuMsPer1k', 'roundsPerSec', 'seconds', 'spawns', 'spawnsPerSec', 'workload'].sort());
       expect(m.roundsPerSec).toHaveLength(2);
       expect(m.spawns).toBeGreaterThan(0);
     }

@@ -3,7 +3,7 @@
 // blocked per spawn.
 import cp from 'node:child_process';
 import { runCheck } from '../check/run-check';
-import { exec, execFile } from '../process/exec';
+import { _setLoopOnly, exec, execFile } from '../process/exec';
 import type { SpawnMethod } from '../process/options';
 import { spawn } from '../process/spawn';
 
@@ -44,6 +44,19 @@ function drain(stream: NodeJS.ReadableStream): Promise<void> {
 
 export const drivers: Record<string, Driver> = {
   'noshell.execFile': noshellExecFile('auto'),
+  // The same call spawning on the event-loop thread, as before the executor.
+  'noshell.execFile[loop]': {
+    id: 'noshell.execFile[loop]',
+    concurrent: true,
+    make: (blocked) => async (argv) => {
+      const t = performance.now();
+      const was = _setLoopOnly(true);
+      const p = execFile(argv[0], argv.slice(1));
+      _setLoopOnly(was);
+      blocked.push(performance.now() - t);
+      await p;
+    },
+  },
   'noshell.execFile[posix_spawn]': noshellExecFile('posix_spawn'),
   'noshell.execFile[vfork]': noshellExecFile('vfork'),
   'noshell.execFile[fork]': noshellExecFile('fork'),

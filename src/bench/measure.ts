@@ -2,6 +2,7 @@
 // budget (tinybench), plus the CPU it cost and the event-loop time blocked.
 import { execFile as cpExecFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Bench } from 'tinybench';
 import type { Driver } from './drivers';
@@ -21,6 +22,10 @@ export interface Measurement {
   /** Time in the synchronous spawn call, ms; null for the C reference. */
   blockedP50Ms: number | null;
   blockedP99Ms: number | null;
+  /** Event-loop delay while it ran (perf_hooks.monitorEventLoopDelay, 1 ms
+   * resolution), ms; null for the C reference. */
+  loopDelayP50Ms: number | null;
+  loopDelayP99Ms: number | null;
   /** spawns/s of every round (the reported figures are the median round's). */
   roundsPerSec: number[];
 }
@@ -63,13 +68,17 @@ export async function measure(
   let kids0 = childCpuMs();
   let t0 = performance.now();
   const task = bench.tasks[0];
+  const delay = monitorEventLoopDelay({ resolution: 1 });
   task.addEventListener('start', () => {
     blocked.length = 0;
+    delay.reset();
+    delay.enable();
     cpu0 = process.cpuUsage();
     kids0 = childCpuMs();
     t0 = performance.now();
   });
   await bench.run();
+  delay.disable();
   const elapsed = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const kids = childCpuMs() - kids0;
@@ -91,6 +100,8 @@ export async function measure(
     childCpuMsPer1k: (kids / spawns) * 1000,
     blockedP50Ms: percentile(sorted, 50),
     blockedP99Ms: percentile(sorted, 99),
+    loopDelayP50Ms: delay.count > 0 ? delay.percentile(50) / 1e6 : null,
+    loopDelayP99Ms: delay.count > 0 ? delay.percentile(99) / 1e6 : null,
     roundsPerSec: [],
   };
 }
@@ -115,6 +126,8 @@ export async function measureReference(
     childCpuMsPer1k: ((r.childUserMs + r.childSysMs) / r.spawns) * 1000,
     blockedP50Ms: null,
     blockedP99Ms: null,
+    loopDelayP50Ms: null,
+    loopDelayP99Ms: null,
     roundsPerSec: [],
   };
 }

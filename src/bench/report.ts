@@ -28,13 +28,13 @@ export function formatTables(results: Measurement[]): string {
     lines.push('', `### ${key}`, '');
     // Without a C compiler there is no reference row, so no "% of C" column.
     const hasRef = !Number.isNaN(ref);
-    lines.push(`| driver | spawns/s | rounds | × cp.exec |${hasRef ? ' % of C |' : ''} parent CPU ms/1k | child CPU ms/1k | blocked p50 ms | blocked p99 ms |`);
-    lines.push(`|---|--:|--:|--:|${hasRef ? '--:|' : ''}--:|--:|--:|--:|`);
+    lines.push(`| driver | spawns/s | rounds | × cp.exec |${hasRef ? ' % of C |' : ''} parent CPU ms/1k | child CPU ms/1k | blocked p50 ms | blocked p99 ms | loop delay p99 ms |`);
+    lines.push(`|---|--:|--:|--:|${hasRef ? '--:|' : ''}--:|--:|--:|--:|--:|`);
     for (const r of rows) {
       const spread = r.roundsPerSec.length > 1 ? `${fmt(Math.min(...r.roundsPerSec))}–${fmt(Math.max(...r.roundsPerSec))}` : '-';
       lines.push(`| ${r.driver} | ${fmt(r.spawnsPerSec)} | ${spread} | ${fmt(r.spawnsPerSec / base, 2)} |` +
         `${hasRef ? ` ${fmt((100 * r.spawnsPerSec) / ref)}% |` : ''} ` +
-        `${fmt(r.parentCpuMsPer1k)} | ${fmt(r.childCpuMsPer1k)} | ${fmt(r.blockedP50Ms, 3)} | ${fmt(r.blockedP99Ms, 3)} |`);
+        `${fmt(r.parentCpuMsPer1k)} | ${fmt(r.childCpuMsPer1k)} | ${fmt(r.blockedP50Ms, 3)} | ${fmt(r.blockedP99Ms, 3)} | ${fmt(r.loopDelayP99Ms ?? null, 2)} |`);
     }
   }
   return lines.join('\n');

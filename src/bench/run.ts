@@ -26,14 +26,14 @@ interface Step {
   heapMiB: number;
 }
 
-const MAIN = ['noshell.execFile', 'noshell.runCheck', 'noshell.spawn', 'cp.exec', 'cp.execFile'];
+const MAIN = ['noshell.execFile', 'noshell.execFile[loop]', 'noshell.runCheck', 'noshell.spawn', 'cp.exec', 'cp.execFile'];
 
 function plan(quick: boolean, available: Set<string>): Step[] {
   const pick = (ids: string[]) => ids.filter((id) => available.has(id));
   if (quick) {
     return [
       { workloads: pick(['true', 'plugin']), drivers: [...MAIN, 'noshell.exec', 'cp.spawn'], concurrency: [1, 16], heapMiB: 0 },
-      { workloads: ['true'], drivers: ['noshell.execFile', 'cp.exec', 'cp.execFile'], concurrency: [1], heapMiB: 1024 },
+      { workloads: ['true'], drivers: ['noshell.execFile', 'noshell.execFile[loop]', 'cp.exec', 'cp.execFile'], concurrency: [1], heapMiB: 1024 },
     ];
   }
   return [
@@ -53,7 +53,7 @@ function plan(quick: boolean, available: Set<string>): Step[] {
     { workloads: ['true'], drivers: ['noshell.execFile', 'cp.exec', 'cp.execFile'], concurrency: [1], heapMiB: 256 },
     {
       workloads: pick(['true', 'plugin']),
-      drivers: ['noshell.execFile', 'noshell.runCheck', 'noshell.execFile[fork]', 'cp.exec', 'cp.execFile'],
+      drivers: ['noshell.execFile', 'noshell.execFile[loop]', 'noshell.runCheck', 'noshell.execFile[fork]', 'cp.exec', 'cp.execFile'],
       concurrency: [1, 16],
       heapMiB: 1024,
     },
@@ -117,7 +117,8 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
           results.push(m);
           log(`  ${m.driver.padEnd(30)} ${m.spawnsPerSec.toFixed(0).padStart(6)} /s  ` +
             `(rounds ${m.roundsPerSec.map((r) => r.toFixed(0)).join(', ')})` +
-            (m.blockedP50Ms === null ? '' : `  blocked p50 ${m.blockedP50Ms.toFixed(3)} ms`));
+            (m.blockedP50Ms === null ? '' : `  blocked p50 ${m.blockedP50Ms.toFixed(3)} ms p99 ${m.blockedP99Ms!.toFixed(3)} ms`) +
+            `  CPU ${(m.parentCpuMsPer1k / 1000).toFixed(3)} ms/op`);
         }
       }
     }

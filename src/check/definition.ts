@@ -1,5 +1,6 @@
 // What CheckRunner takes and gives: check definitions and their checks,
 // results, stats, and the clock it schedules by.
+import type { ExecutorStats } from '../process/executor';
 import { describe } from '../validate';
 import type { CheckOptions, CheckResult, StateName } from './run-check';
 import type { Percentiles } from './stats';
@@ -56,6 +57,8 @@ export interface RunnerStats {
   checksPerSecond: number;
   latencyMs: Percentiles;
   executionMs: Percentiles;
+  /** This thread's exec executor (shared by every runner and exec on it). */
+  executor: ExecutorStats;
 }
 
 export const systemClock: Clock = {

@@ -47,4 +47,9 @@ export const runnerFamilies: readonly MetricFamily[] = [
   gauge('noshell_checks_per_second', 'Completed check runs per second, last 10 s.', (s) => s.stats.checksPerSecond),
   summary('noshell_check_latency_seconds', 'Scheduled to started, recent runs.', (s) => s.stats.latencyMs),
   summary('noshell_check_execution_seconds', 'Started to reaped, recent runs.', (s) => s.stats.executionMs),
+  gauge('noshell_executor_queued', 'Execs waiting for the executor thread to spawn them.', (s) => s.stats.executor.queued),
+  gauge('noshell_executor_running', 'Children the executor thread is watching.', (s) => s.stats.executor.running),
+  counter('noshell_executor_busy_seconds_total', 'Time the executor thread spent working rather than waiting.',
+    (s) => s.stats.executor.busyMs / 1000),
+  counter('noshell_executor_spawned_total', 'Children the executor thread has started.', (s) => s.stats.executor.spawned),
 ];

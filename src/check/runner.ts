@@ -3,6 +3,7 @@
 // drift), retries on non-OK states, a concurrency limit with a FIFO queue,
 // never two runs of one check at once.
 import { EventEmitter } from 'node:events';
+import { executorStats } from '../process/executor';
 import { describe } from '../validate';
 import type { CheckStatus } from './check-status';
 import { MinHeap } from './heap';
@@ -150,6 +151,7 @@ export class CheckRunner extends EventEmitter {
       checksPerSecond: this.#rate.rate(now, this.#startedAt),
       latencyMs: summarize(this.#latency),
       executionMs: summarize(this.#execution),
+      executor: executorStats(),
     };
   }
 

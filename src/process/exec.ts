@@ -37,8 +37,15 @@ export interface ExecResult<T extends string | Buffer = string | Buffer> extends
 }
 
 const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject', 'shell', 'ref']);
-/** Read once: every exec on the event-loop thread, as before the executor. */
-const LOOP_ONLY = process.env.NOSHELL_NO_EXECUTOR === '1';
+/** NOSHELL_NO_EXECUTOR=1: every exec on the event-loop thread, as before the executor. */
+let loopOnly = process.env.NOSHELL_NO_EXECUTOR === '1';
+
+/** @internal For the benchmark's side-by-side rows: the event-loop path on or off; returns the previous setting. */
+export function _setLoopOnly(on: boolean): boolean {
+  const was = loopOnly;
+  loopOnly = on;
+  return was;
+}
 const DEFAULT_MAX_BUFFER = 1024 * 1024;
 
 const empty = Buffer.alloc(0);
@@ -171,7 +178,7 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
     throw new TypeError(`ref must be a boolean, got ${describe(o.ref)}`);
   }
   const ref = o.ref !== false;
-  const outcome = LOOP_ONLY || !executorAvailable()
+  const outcome = loopOnly || !executorAvailable()
     ? await runOnLoop(spawnOpts, capture, maxBuffer, input, truncate, ref)
     : await execOnExecutor({
       opts: spawnOpts, capture, maxBuffer, ref,
