@@ -224,6 +224,13 @@ NO_SANITIZE static int child_main(void* arg) {
 
   if (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID)) set_credentials(ctx);
 
+  if (req->flags & NOSHELL_RESET_SCHED) {
+    /* Best effort: SCHED_BATCH -> SCHED_OTHER is always allowed. */
+    struct sched_param sp;
+    memset(&sp, 0, sizeof(sp));
+    syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, &sp);
+  }
+
   sigemptyset(&none);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, NSIG / 8);
 

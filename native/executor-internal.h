@@ -54,6 +54,7 @@ struct noshell_executor {
   uint64_t next_id;
 
   noshell_executor_options_t opts;
+  int batch;               /* the thread runs SCHED_BATCH; children are reset */
   int efd;
   int epfd;
   uv_thread_t thread;

@@ -252,6 +252,7 @@ void noshell_job_start(noshell_executor_t* ex, noshell_job_t* job) {
   noshell_job_private_t* p = job->priv;
   noshell_child_t child;
   job->duration_ns = noshell_now_ns();
+  if (ex->batch) job->req.flags |= NOSHELL_RESET_SCHED;
   int err = noshell_spawn(&job->req, &child);
   for (int i = 0; i < 3; i++) {
     if (job->own_fds[i] >= 0) close(job->own_fds[i]);

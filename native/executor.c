@@ -8,6 +8,7 @@
 #include "executor-internal.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,6 +280,17 @@ static int next_timeout(noshell_executor_t* ex, int more, uint64_t now) {
 
 static void run(void* arg) {
   noshell_executor_t* ex = arg;
+  /* SCHED_BATCH: no wake-up preemption. Woken by a submit, this thread
+   * would otherwise often take the submitter's CPU at once and hold it
+   * through the spawn (measured: the JS call blocked ~70-90 us p50 instead
+   * of ~30 us, sequential execs 15 % slower). Only over plain SCHED_OTHER
+   * (a real-time or idle creator keeps its policy, inherited as before);
+   * children are put back to SCHED_OTHER (NOSHELL_RESET_SCHED). */
+  if (ex->batch) {
+    struct sched_param sp;
+    memset(&sp, 0, sizeof(sp));
+    if (syscall(SYS_sched_setscheduler, 0, SCHED_BATCH, &sp) != 0) ex->batch = 0;
+  }
   struct epoll_event evs[64];
   int more = 0;
   uint64_t t0 = noshell_now_ns();
@@ -330,6 +342,7 @@ int noshell_executor_start(const noshell_executor_options_t* opts,
   if (ex == NULL) return ENOMEM;
   ex->opts = *opts;
   if (ex->opts.queue_limit == 0) ex->opts.queue_limit = 1024;
+  ex->batch = syscall(SYS_sched_getscheduler, 0) == SCHED_OTHER;
   ex->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   ex->epfd = epoll_create1(EPOLL_CLOEXEC);
   int err = 0;

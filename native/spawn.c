@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -110,6 +111,7 @@ static int spawn_posix(const noshell_spawn_t* req, const char* path,
    * Every bit set gets all of them back to SIG_DFL. */
   memset(&all, 0xff, sizeof(all));
   if (req->flags & NOSHELL_NEW_PGROUP) flags |= POSIX_SPAWN_SETPGROUP;
+  if (req->flags & NOSHELL_RESET_SCHED) flags |= POSIX_SPAWN_SETSCHEDULER;
 
   err = posix_spawnattr_init(&attr);
   if (err != 0) {
@@ -128,6 +130,13 @@ static int spawn_posix(const noshell_spawn_t* req, const char* path,
       (err = posix_spawnattr_setsigdefault(&attr, &all)) != 0 ||
       (err = posix_spawnattr_setpgroup(&attr, 0)) != 0)
     goto fail_attr;
+  if (req->flags & NOSHELL_RESET_SCHED) {
+    struct sched_param sp;
+    memset(&sp, 0, sizeof(sp));
+    if ((err = posix_spawnattr_setschedpolicy(&attr, SCHED_OTHER)) != 0 ||
+        (err = posix_spawnattr_setschedparam(&attr, &sp)) != 0)
+      goto fail_attr;
+  }
 
   /* dup2 onto the same fd clears FD_CLOEXEC (glibc >= 2.29), which is what
    * inheriting one of the parent's 0-2 needs. */

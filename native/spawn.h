@@ -38,7 +38,9 @@ enum {
   NOSHELL_NEW_PGROUP = 1, /* child leads its own process group */
   NOSHELL_SET_UID = 2,
   NOSHELL_SET_GID = 4,
-  NOSHELL_SET_GROUPS = 8  /* groups/ngroups were given (even an empty list) */
+  NOSHELL_SET_GROUPS = 8, /* groups/ngroups were given (even an empty list) */
+  NOSHELL_RESET_SCHED = 16 /* the child runs SCHED_OTHER whatever the spawning
+                            * thread runs (the executor runs SCHED_BATCH) */
 };
 
 /* Steps that can fail; noshell_step_name() gives their names. */

@@ -1,7 +1,7 @@
 // The off-thread executor (issue 11): exec/execFile/runCheck spawn, read and
 // reap on the addon's own thread. Real children, real pipes, real signals.
 import { exec as cpExec, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Worker } from 'node:worker_threads';
@@ -162,6 +162,21 @@ describe('executor', () => {
     // The sleeps are reaped in the background; the workers' executor threads are gone.
     expect(await waitFor(() => childProcesses().length === 0 && threads() <= before, 5000)).toBe(true);
     expect(openFds().length).toBe(fds);
+  });
+
+  it('the executor thread runs SCHED_BATCH; the children it starts run SCHED_OTHER with every method', async () => {
+    await exec(['/bin/true']);
+    const policies = new Map<string, number>();
+    for (const tid of readdirSync('/proc/self/task')) {
+      const sched = readFileSync(`/proc/self/task/${tid}/sched`, 'utf8');
+      policies.set(tid, Number(/^policy\s*:\s*(\d+)/m.exec(sched)![1]));
+    }
+    expect(policies.get(String(process.pid))).toBe(0); // SCHED_OTHER, as it was
+    expect([...policies.values()].filter((p) => p === 3)).toHaveLength(1); // SCHED_BATCH: the executor
+    for (const method of ['auto', 'posix_spawn', 'vfork', 'fork'] as const) {
+      const r = await exec(['sh', '-c', 'grep ^policy /proc/$$/sched'], { method });
+      expect(r.stdout, method).toMatch(/^policy\s*:\s*0\n$/);
+    }
   });
 
   it('runCheck and CheckRunner go through the executor', async () => {
