@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { exec, execFile, ExecError, parseCommand, ShellSyntaxError, SpawnError } from '../src/index';
-import { nulFields, parseInfo, PROBE } from './helpers';
+import { childProcesses, nulFields, parseInfo, PROBE } from './helpers';
 
 describe('execFile', () => {
   it('buffers stdout and stderr separately, as utf8 or Buffers', async () => {
@@ -70,13 +70,33 @@ describe('execFile', () => {
     process.kill(escaped, 'SIGKILL');
   });
 
-  it('abort rejects with the reason as cause', async () => {
+  it('abort of a running child terminates it and rejects with the reason as cause', async () => {
     const ac = new AbortController();
     const p = execFile('sleep', ['30'], { signal: ac.signal });
+    await new Promise((r) => setTimeout(r, 200)); // spawned by now
     ac.abort(new Error('shutting down'));
     const err = await p.catch((e) => e);
     expect(err).toMatchObject({ aborted: true, signal: 'SIGTERM' });
+    expect(err.result.pid).toBeGreaterThan(0);
     expect(err.cause).toMatchObject({ message: 'shutting down' });
+  });
+
+  it('abort right after the call: still queued, the command never runs (pid 0); already spawned, it is terminated', async () => {
+    for (let i = 0; i < 20; i++) {
+      const ac = new AbortController();
+      const p = execFile('sleep', ['30'], { signal: ac.signal });
+      ac.abort(new Error('shutting down'));
+      const err = await p.catch((e) => e);
+      expect(err).toBeInstanceOf(ExecError);
+      expect(err.aborted).toBe(true);
+      expect(err.cause).toMatchObject({ message: 'shutting down' });
+      if (err.result.pid === 0) {
+        expect([err.exitCode, err.signal, err.message]).toEqual([null, null, 'Command was aborted: sleep 30']);
+      } else {
+        expect(err.signal).toBe('SIGTERM');
+      }
+    }
+    expect(childProcesses()).toEqual([]);
   });
 
   it('spawn failures reject with SpawnError', async () => {
