@@ -54,7 +54,8 @@ struct noshell_executor {
   uint64_t next_id;
 
   noshell_executor_options_t opts;
-  int batch;               /* the thread runs SCHED_BATCH; children are reset */
+  int batch;               /* SCHED_BATCH when idle is ours to use; children are reset */
+  int in_batch;            /* the thread runs SCHED_BATCH now */
   int efd;
   int epfd;
   uv_thread_t thread;

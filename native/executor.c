@@ -278,25 +278,32 @@ static int next_timeout(noshell_executor_t* ex, int more, uint64_t now) {
   return ms > 60000 ? 60000 : (int) ms;
 }
 
+/* While idle, SCHED_BATCH: no wake-up preemption. Woken by a submit, the
+ * thread would otherwise often take the submitter's CPU at once and hold
+ * it through the spawn (measured: the JS call blocked ~70-90 us p50 instead
+ * of ~30 us, sequential execs ~15 % slower). While children are in flight,
+ * SCHED_OTHER: as a batch task it waits behind them for its slices
+ * (measured: ~20 % fewer execs/s at concurrency 16). One syscall per
+ * change, none while it stays busy. Only over a SCHED_OTHER creator (a
+ * real-time or idle one keeps its policy); the children are put back to
+ * SCHED_OTHER whatever this thread runs (NOSHELL_RESET_SCHED). */
+static void set_idle_policy(noshell_executor_t* ex, int idle) {
+  if (!ex->batch || idle == ex->in_batch) return;
+  struct sched_param sp;
+  memset(&sp, 0, sizeof(sp));
+  if (syscall(SYS_sched_setscheduler, 0, idle ? SCHED_BATCH : SCHED_OTHER, &sp) == 0)
+    ex->in_batch = idle;
+}
+
 static void run(void* arg) {
   noshell_executor_t* ex = arg;
-  /* SCHED_BATCH: no wake-up preemption. Woken by a submit, this thread
-   * would otherwise often take the submitter's CPU at once and hold it
-   * through the spawn (measured: the JS call blocked ~70-90 us p50 instead
-   * of ~30 us, sequential execs 15 % slower). Only over plain SCHED_OTHER
-   * (a real-time or idle creator keeps its policy, inherited as before);
-   * children are put back to SCHED_OTHER (NOSHELL_RESET_SCHED). */
-  if (ex->batch) {
-    struct sched_param sp;
-    memset(&sp, 0, sizeof(sp));
-    if (syscall(SYS_sched_setscheduler, 0, SCHED_BATCH, &sp) != 0) ex->batch = 0;
-  }
   struct epoll_event evs[64];
   int more = 0;
   uint64_t t0 = noshell_now_ns();
   for (;;) {
     uint64_t now = noshell_now_ns();
     int timeout = next_timeout(ex, more, now);
+    set_idle_policy(ex, ex->nactive == 0 && !more);
     publish(ex);
     /* Busy time: everything but the wait. */
     __atomic_add_fetch(&ex->st_busy_ns, noshell_now_ns() - t0, __ATOMIC_RELAXED);
