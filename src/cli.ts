@@ -5,6 +5,8 @@ import path from 'node:path';
 import { runBench } from './bench/run';
 import { gearmanBenchUsage, parseGearmanBenchArgs } from './bench/gearman-args';
 import { runGearmanBench } from './bench/gearman-run';
+import { parseVsNagiosArgs, vsNagiosUsage } from './bench/vs-nagios-args';
+import { runVsNagios } from './bench/vs-nagios';
 import { checkCommand, checkUsage } from './cli/check-command';
 import { runCommand, runUsage } from './cli/run-command';
 import { gearmanSubmitCommand, gearmanSubmitUsage } from './cli/gearman-submit-command';
@@ -14,6 +16,7 @@ const usage = `usage:
   noshell --version | -v                             the installed version
   noshell bench [--quick] [--seconds S] [--out DIR]   fork-rate / check-workload comparison
   ${gearmanBenchUsage}   C Mod-Gearman worker vs noshell's (needs gearmand)
+  ${vsNagiosUsage}   CheckRunner vs Nagios 4 (needs nagios4-core, root)
   ${checkUsage}
   ${runUsage}
   ${gearmanWorkerUsage}
@@ -28,6 +31,10 @@ const out = (s: string) => process.stdout.write(s);
 const err = (s: string) => process.stderr.write(s);
 
 async function bench(rest: string[]): Promise<number> {
+  if (rest.includes('--vs-nagios')) {
+    await runVsNagios(parseVsNagiosArgs(rest, (line) => out(`${line}\n`)));
+    return 0;
+  }
   if (rest.includes('--gearman')) {
     await runGearmanBench(parseGearmanBenchArgs(rest), (line) => out(`${line}\n`));
     return 0;

@@ -29,7 +29,9 @@ static int passed, failed;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int notified;
-static noshell_executor_t* ex;
+/* Two executors, as the addon runs: one per submitter thread here. */
+static noshell_executor_t* executors[THREADS];
+static __thread noshell_executor_t* ex;
 
 #define CHECK(cond, ...)                      \
   do {                                        \
@@ -106,6 +108,7 @@ static uint64_t submit(noshell_job_t* job) {
 
 static void* submitter(void* arg) {
   int base = (int) (intptr_t) arg;
+  ex = executors[base / PER_THREAD];
   char token[32];
   for (int i = 0; i < PER_THREAD; i++) {
     int tag = base + i;
@@ -193,7 +196,7 @@ int main(void) {
   }
   int fds_before = count_fds();
   noshell_executor_options_t opts = {notify, NULL, reap_later, 8};
-  CHECK(noshell_executor_start(&opts, &ex) == 0, "start");
+  for (int t = 0; t < THREADS; t++) CHECK(noshell_executor_start(&opts, &executors[t]) == 0, "start");
   pthread_t threads[THREADS];
   for (int t = 0; t < THREADS; t++)
     pthread_create(&threads[t], NULL, submitter, (void*) (intptr_t) (t * PER_THREAD));
@@ -204,8 +207,9 @@ int main(void) {
     while (!notified) pthread_cond_wait(&cond, &mu);
     notified = 0;
     pthread_mutex_unlock(&mu);
-    noshell_executor_take_room(ex);
-    for (noshell_job_t* j = noshell_executor_take(ex); j != NULL;) {
+    for (int t = 0; t < THREADS; t++) {
+    noshell_executor_take_room(executors[t]);
+    for (noshell_job_t* j = noshell_executor_take(executors[t]); j != NULL;) {
       noshell_job_t* next = j->next;
       int tag = (int) (intptr_t) j->user;
       CHECK(tag >= 0 && tag < TOTAL && !got[tag], "job %d came back twice", tag);
@@ -215,21 +219,25 @@ int main(void) {
       seen++;
       j = next;
     }
+    }
   }
   for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
-  noshell_executor_stats_t st;
-  noshell_executor_stats(ex, &st);
-  CHECK(st.queued == 0 && st.running == 0, "stats: %llu queued, %llu running",
-        (unsigned long long) st.queued, (unsigned long long) st.running);
+  for (int t = 0; t < THREADS; t++) {
+    noshell_executor_stats_t st;
+    noshell_executor_stats(executors[t], &st);
+    CHECK(st.queued == 0 && st.running == 0, "stats: %llu queued, %llu running",
+          (unsigned long long) st.queued, (unsigned long long) st.running);
+  }
 
   /* Stopping with children running: handed to reap_later, nothing leaks. */
+  ex = executors[0];
   for (int i = 0; i < 4; i++) {
     const char* argv[] = {"/bin/sleep", "5", NULL};
     submit(make_job(i, argv));
   }
   struct timespec ts = {0, 50000000};
   nanosleep(&ts, NULL);
-  noshell_executor_stop(ex);
+  for (int t = 0; t < THREADS; t++) noshell_executor_stop(executors[t]);
   CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "a child was left behind");
   CHECK(count_fds() == fds_before, "fds: %d before, %d after", fds_before, count_fds());
   printf("%d passed, %d failed\n", passed, failed);
