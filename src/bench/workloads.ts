@@ -21,7 +21,12 @@ export function workloads(): Workload[] {
     list.push({ id: 'check_dummy', title: 'check_dummy 0 ok (monitoring-plugins)', argv: [`${PLUGINS}/check_dummy`, '0', 'ok'] });
   }
   if (existsSync(`${PLUGINS}/check_load`)) {
-    list.push({ id: 'check_load', title: 'check_load -w 5,4,3 -c 10,8,6', argv: [`${PLUGINS}/check_load`, '-w', '5,4,3', '-c', '10,8,6'] });
+    // Thresholds no load average reaches: a busy machine (a previous benchmark
+    // leaves load 10+ on 2 cores) must not turn the workload into exit 2.
+    list.push({
+      id: 'check_load', title: 'check_load -w 1000,1000,1000 -c 2000,2000,2000',
+      argv: [`${PLUGINS}/check_load`, '-w', '1000,1000,1000', '-c', '2000,2000,2000'],
+    });
   }
   list.push({ id: 'sh_plugin', title: '#!/bin/sh plugin', argv: [shellPlugin()] });
   return list;
