@@ -21,17 +21,33 @@ function shellQuote(argv: string[]): string {
   return argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
-function noshellExecFile(method: SpawnMethod): Driver {
+/** A concurrent driver whose synchronous part is `start`'s call. */
+function timed(id: string, start: (argv: string[]) => Promise<unknown>): Driver {
   return {
-    id: method === 'auto' ? 'noshell.execFile' : `noshell.execFile[${method}]`,
+    id,
     concurrent: true,
     make: (blocked) => async (argv) => {
       const t = performance.now();
-      const p = execFile(argv[0], argv.slice(1), { method });
+      const p = start(argv);
       blocked.push(performance.now() - t);
       await p;
     },
   };
+}
+
+function noshellExecFile(method: SpawnMethod): Driver {
+  const id = method === 'auto' ? 'noshell.execFile' : `noshell.execFile[${method}]`;
+  return timed(id, (argv) => execFile(argv[0], argv.slice(1), { method }));
+}
+
+/** The same call spawning on the event-loop thread, as before the executor. */
+function onLoop(argv: string[]): Promise<unknown> {
+  const was = _setLoopOnly(true);
+  try {
+    return execFile(argv[0], argv.slice(1));
+  } finally {
+    _setLoopOnly(was);
+  }
 }
 
 function drain(stream: NodeJS.ReadableStream): Promise<void> {
@@ -44,19 +60,7 @@ function drain(stream: NodeJS.ReadableStream): Promise<void> {
 
 export const drivers: Record<string, Driver> = {
   'noshell.execFile': noshellExecFile('auto'),
-  // The same call spawning on the event-loop thread, as before the executor.
-  'noshell.execFile[loop]': {
-    id: 'noshell.execFile[loop]',
-    concurrent: true,
-    make: (blocked) => async (argv) => {
-      const t = performance.now();
-      const was = _setLoopOnly(true);
-      const p = execFile(argv[0], argv.slice(1));
-      _setLoopOnly(was);
-      blocked.push(performance.now() - t);
-      await p;
-    },
-  },
+  'noshell.execFile[loop]': timed('noshell.execFile[loop]', onLoop),
   'noshell.execFile[posix_spawn]': noshellExecFile('posix_spawn'),
   'noshell.execFile[vfork]': noshellExecFile('vfork'),
   'noshell.execFile[fork]': noshellExecFile('fork'),
