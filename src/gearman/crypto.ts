@@ -1,7 +1,7 @@
 // Mod-Gearman payload encoding: AES-256-ECB (no IV, no header) with the C
 // worker's key handling and padding, then base64 — or base64 only when
 // encryption is off. Facts from /work/shared/mod-gearman.md.
-import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { createCipheriv, createDecipheriv, type Cipher, type Decipher } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 const BLOCK = 16;
@@ -62,27 +62,71 @@ function cString(buf: Buffer): string {
   return (nul < 0 ? buf : buf.subarray(0, nul)).toString('utf8');
 }
 
-export function encryptText(key: Buffer, text: string): string {
+/** strlen+1 bytes zero-padded to a block; the C code adds one more zero block when strlen+1 is already a multiple of 16 (above one block). */
+function padPlain(text: string): Buffer {
   const plain = Buffer.from(text, 'utf8');
-  // strlen+1 bytes zero-padded to a block; the C code adds one more zero
-  // block when strlen+1 is already a multiple of 16 (above one block).
   let size = plain.length + 1;
   if (size % BLOCK !== 0) size += BLOCK - (size % BLOCK);
   else if (size > BLOCK) size += BLOCK;
   const padded = Buffer.alloc(size);
   plain.copy(padded);
-  const cipher = createCipheriv('aes-256-ecb', key, null);
-  cipher.setAutoPadding(false);
-  return Buffer.concat([cipher.update(padded), cipher.final()]).toString('base64');
+  return padded;
+}
+
+/** Whole blocks of the decoded payload (a trailing partial block is ignored, like the C code). */
+function cipherBlocks(payload: string | Buffer): Buffer {
+  const data = decodeBase64(payload);
+  return data.subarray(0, data.length - (data.length % BLOCK));
+}
+
+/**
+ * AES-256-ECB under one key with one OpenSSL context each way, kept for the
+ * codec's life: ECB has no chaining state, and with padding off an update()
+ * of whole blocks returns all of them (nothing held back for final()), so
+ * one context serves every payload. A context per payload cost more than
+ * the AES itself (key schedule, provider fetch).
+ */
+class EcbCodec {
+  private cipher: Cipher | null = null;
+  private decipher: Decipher | null = null;
+
+  constructor(private readonly key: Buffer) {}
+
+  encrypt(text: string): string {
+    const padded = padPlain(text);
+    try {
+      this.cipher ??= ecb(createCipheriv('aes-256-ecb', this.key, null));
+      return this.cipher.update(padded).toString('base64');
+    } catch (err) {
+      this.cipher = null; // never reuse a context in an unknown state
+      throw err;
+    }
+  }
+
+  decrypt(payload: string | Buffer): string {
+    const data = cipherBlocks(payload);
+    if (data.length === 0) return '';
+    try {
+      this.decipher ??= ecb(createDecipheriv('aes-256-ecb', this.key, null));
+      return cString(this.decipher.update(data));
+    } catch (err) {
+      this.decipher = null;
+      throw err;
+    }
+  }
+}
+
+function ecb<T extends Cipher | Decipher>(c: T): T {
+  c.setAutoPadding(false);
+  return c;
+}
+
+export function encryptText(key: Buffer, text: string): string {
+  return new EcbCodec(key).encrypt(text);
 }
 
 export function decryptText(key: Buffer, payload: string | Buffer): string {
-  let data = decodeBase64(payload);
-  data = data.subarray(0, data.length - (data.length % BLOCK));
-  if (data.length === 0) return '';
-  const decipher = createDecipheriv('aes-256-ecb', key, null);
-  decipher.setAutoPadding(false);
-  return cString(Buffer.concat([decipher.update(data), decipher.final()]));
+  return new EcbCodec(key).decrypt(payload);
 }
 
 export interface CodecOptions {
@@ -105,9 +149,10 @@ export function createPayloadCodec(options: CodecOptions): PayloadCodec {
   if (options.keyfile !== undefined) key = keyFromFile(options.keyfile);
   else if (options.key !== undefined) key = keyFromString(options.key);
   else throw new TypeError('encryption is on but neither key nor keyfile is set');
+  const ecbCodec = new EcbCodec(key);
   return {
     encrypted: true,
-    encode: (text) => encryptText(key, text),
-    decode: (payload) => decryptText(key, payload),
+    encode: (text) => ecbCodec.encrypt(text),
+    decode: (payload) => ecbCodec.decrypt(payload),
   };
 }

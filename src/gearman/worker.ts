@@ -1,23 +1,22 @@
 // GearmanWorker: a drop-in for the C mod_gearman_worker. Takes check jobs from
 // one or more gearmand, runs at most maxWorker at once through noshell, and
 // submits the results the C worker would send to each job's result queue.
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { hostname, loadavg } from 'node:os';
 import { GearmanClient } from './client';
 import { GearmanConnection } from './connection';
 import { createPayloadCodec, GearmanPayloadError, type PayloadCodec } from './crypto';
 import { executeJob, type ExecuteContext } from './execute-job';
 import { parseJob } from './job-payload';
+import { GrabWindow } from './grab-window';
 import { PacketType, type Packet } from './packet';
 import { WorkerMetrics } from './worker-metrics';
 import { resolveWorkerOptions, type GearmanWorkerOptions, type ResolvedWorkerOptions } from './worker-options';
 import { statusAnswer } from './status-answer';
 
-type GrabState = 'down' | 'idle' | 'grabbing' | 'sleeping';
-
 interface Server {
   conn: GearmanConnection;
-  state: GrabState;
+  grabs: GrabWindow;
 }
 
 export type { WorkerJobEvent } from './execute-job';
@@ -28,7 +27,11 @@ export class GearmanWorker extends EventEmitter {
   private readonly servers: Server[];
   private readonly client: GearmanClient;
   private readonly metricsData = new WorkerMetrics();
-  private readonly running = new Map<string, AbortController>();
+  /** Jobs running, by a number of their own (handles repeat across servers and gearmand restarts). */
+  private readonly running = new Set<number>();
+  private jobSeq = 0;
+  /** Aborted at stop() past the deadline: kills every running job (one signal shared, not a controller per job). */
+  private readonly killAll = new AbortController();
   private readonly log: NonNullable<GearmanWorkerOptions['log']>;
   private readonly statusQueue: string;
   private loadTimer: NodeJS.Timeout | null = null;
@@ -36,6 +39,8 @@ export class GearmanWorker extends EventEmitter {
   private idleWaiters: Array<() => void> = [];
   private started = false;
   private readonly ctx: ExecuteContext;
+  /** Where grab() starts, turned each call so no server is always served first. */
+  private nextServer = 0;
 
   constructor(options: GearmanWorkerOptions) {
     super();
@@ -43,18 +48,20 @@ export class GearmanWorker extends EventEmitter {
     this.codec = createPayloadCodec(options);
     this.log = options.log ?? (() => {});
     this.statusQueue = `worker_${this.options.identifier}`;
+    // One listener per running job: max-worker of them is expected, not a leak.
+    setMaxListeners(0, this.killAll.signal);
     const connOpts = { backoffMinMs: options.backoffMinMs, backoffMaxMs: options.backoffMaxMs, log: this.log };
     this.client = new GearmanClient(this.options.servers, { ...connOpts, maxQueued: options.maxQueuedResults });
     this.ctx = { options: this.options, client: this.client, codec: this.codec, metrics: this.metricsData, log: this.log };
     this.servers = this.options.servers.map((address) => {
-      const server: Server = { conn: new GearmanConnection(address, connOpts), state: 'down' };
+      const server: Server = { conn: new GearmanConnection(address, connOpts), grabs: new GrabWindow(this.options.maxWorker) };
       server.conn.on('connect', () => {
         for (const q of [...this.options.queues, this.statusQueue]) server.conn.send(PacketType.CAN_DO, [q]);
-        server.state = 'idle';
+        server.grabs.connected();
         this.grab();
       });
       server.conn.on('disconnect', () => {
-        server.state = 'down';
+        server.grabs.disconnected();
       });
       server.conn.on('packet', (p) => this.onPacket(server, p));
       return server;
@@ -81,7 +88,7 @@ export class GearmanWorker extends EventEmitter {
     const deadline = options.deadlineMs ?? 10_000;
     if (!(await this.waitIdle(deadline))) {
       this.log('error', `stopping: killing ${this.running.size} jobs still running after ${deadline} ms`);
-      for (const ac of this.running.values()) ac.abort();
+      this.killAll.abort();
       await this.waitIdle(10_000);
     }
     await this.client.flush(options.flushMs ?? 5_000);
@@ -128,12 +135,19 @@ export class GearmanWorker extends EventEmitter {
     return limits.some((l, i) => l > 0 && load[i] > l);
   }
 
-  /** Asks idle servers for jobs while a slot is free (a pending grab holds a slot). */
+  /** Asks servers for jobs while slots are free (a grab in flight holds a slot). */
   private grab(): void {
     if (this.stopping) return;
-    let busy = this.running.size + this.servers.filter((s) => s.state === 'grabbing').length;
-    for (const s of this.servers) {
-      if (s.state !== 'idle' || busy >= this.options.maxWorker) continue;
+    const n = this.servers.length;
+    let free = this.options.maxWorker - this.running.size;
+    for (const s of this.servers) free -= s.grabs.outstanding;
+    if (free <= 0) return;
+    const start = this.nextServer;
+    this.nextServer = (start + 1) % n;
+    for (let i = 0; i < n && free > 0; i++) {
+      const s = this.servers[(start + i) % n];
+      let want = s.grabs.wanted(free);
+      if (want === 0) continue;
       if (this.loadExceeded()) {
         this.loadTimer ??= setTimeout(() => {
           this.loadTimer = null;
@@ -141,25 +155,26 @@ export class GearmanWorker extends EventEmitter {
         }, 1000);
         return;
       }
-      if (s.conn.send(PacketType.GRAB_JOB_UNIQ)) {
-        s.state = 'grabbing';
-        busy++;
-      }
+      // Packets of one tick leave in one write (see GearmanConnection.send).
+      let sent = 0;
+      while (want-- > 0 && s.conn.send(PacketType.GRAB_JOB_UNIQ)) sent++;
+      s.grabs.sent(sent);
+      free -= sent;
     }
   }
 
   private onPacket(s: Server, p: Packet): void {
     switch (p.type) {
       case PacketType.NO_JOB:
-        s.state = 'sleeping';
-        s.conn.send(PacketType.PRE_SLEEP);
+        if (s.grabs.noJob()) s.conn.send(PacketType.PRE_SLEEP);
+        else this.grab();
         break;
       case PacketType.NOOP:
-        if (s.state === 'sleeping') s.state = 'idle';
+        s.grabs.woken();
         this.grab();
         break;
       case PacketType.JOB_ASSIGN_UNIQ:
-        s.state = 'idle';
+        s.grabs.assigned();
         this.onJob(s.conn, p.args[0].toString('latin1'), p.args[1].toString('utf8'), p.args[3]);
         this.grab();
         break;
@@ -200,12 +215,10 @@ export class GearmanWorker extends EventEmitter {
       finish(PacketType.WORK_COMPLETE, ['']);
       return;
     }
-    const ac = new AbortController();
-    // Handles are only unique per server (two gearmand can both say H:host:1).
-    const key = `${conn.label}\0${handle}`;
-    this.running.set(key, ac);
+    const key = ++this.jobSeq;
+    this.running.add(key);
     const grabbed = performance.now();
-    executeJob(this.ctx, queue, handle, job, ac.signal, grabbed)
+    executeJob(this.ctx, queue, handle, job, this.killAll.signal, grabbed)
       .then((event) => this.emit('job', event))
       .catch((err: unknown) => this.log('error', `job ${handle}: ${err instanceof Error ? err.message : String(err)}`))
       .finally(() => {
