@@ -170,3 +170,59 @@ describe('GearmanConnection partial packet deadline', () => {
     expect(attempts).toBe(1);
   });
 });
+
+describe('GearmanClient answer deadline', () => {
+  /** Reads SUBMIT_JOB_BG packets; answers them with JOB_CREATED after `delayMs` unless `answer` says no for that connection. */
+  async function submitServer(answer: (conn: number) => boolean, delayMs = 0) {
+    const seen: Array<{ conn: number; unique: string }> = [];
+    let conns = 0;
+    const srv = await fakeServer((s) => {
+      const conn = ++conns;
+      const parser = new PacketParser({ expect: 'REQ' });
+      s.on('data', (chunk) => {
+        for (const p of parser.push(chunk)) {
+          seen.push({ conn, unique: p.args[1].toString() });
+          if (!answer(conn)) continue;
+          setTimeout(() => s.destroyed || s.write(encodePacket('RES', PacketType.JOB_CREATED, [`H:x:${seen.length}`])), delayMs);
+        }
+      });
+    });
+    return { srv, seen, conns: () => conns };
+  }
+
+  it('a server that reads but never answers is dropped after answerTimeoutMs; the jobs go again on the next connection', async () => {
+    const { srv, seen, conns } = await submitServer((conn) => conn > 1);
+    const logs: string[] = [];
+    const client = new GearmanClient([{ host: '127.0.0.1', port: srv.port }], {
+      answerTimeoutMs: 300, backoffMinMs: 50, log: (level, m) => logs.push(`${level}: ${m}`),
+    }).start();
+    cleanup.push(() => client.close());
+    const t0 = Date.now();
+    for (let i = 0; i < 3; i++) client.submit('check_results', `r${i}`);
+    await waitUntil(() => client.stats().submitted === 3, 5000, 'all three acknowledged');
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    expect(conns()).toBe(2);
+    expect(logs.join('\n')).toMatch(/no answer for \d+ ms to 3 request\(s\); dropping the connection/);
+    // The same jobs (same unique ids) were resent, none lost, none doubled.
+    const first = seen.filter((s) => s.conn === 1).map((s) => s.unique);
+    const second = seen.filter((s) => s.conn === 2).map((s) => s.unique);
+    expect(first).toHaveLength(3);
+    expect(second).toEqual(first);
+    expect(client.stats()).toMatchObject({ queued: 0, inFlight: 0, dropped: 0 });
+  });
+
+  it('a slow server that does answer within the deadline keeps its connection', async () => {
+    const { srv, conns } = await submitServer(() => true, 150);
+    const client = new GearmanClient([{ host: '127.0.0.1', port: srv.port }], { answerTimeoutMs: 400, backoffMinMs: 50 }).start();
+    cleanup.push(() => client.close());
+    // A job every 100 ms for a second, each answered 150 ms after it was read.
+    for (let i = 0; i < 10; i++) {
+      client.submit('check_results', `r${i}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await waitUntil(() => client.stats().submitted === 10, 5000, 'all ten acknowledged');
+    // Quiet for longer than the deadline: nothing is waited for, nothing is dropped.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(conns()).toBe(1);
+  });
+});

@@ -45,6 +45,8 @@ describe('GrabWindow', () => {
 class ScriptedServer {
   readonly server = net.createServer((s) => this.onConnection(s));
   worker: net.Socket | null = null;
+  /** Worker connections seen (each announces its abilities with CAN_DO). */
+  workerConnections = 0;
   /** Packets from the worker's connection (the result client's go elsewhere). */
   readonly packets: Packet[] = [];
   readonly results: string[] = [];
@@ -60,7 +62,10 @@ class ScriptedServer {
     const parser = new PacketParser({ expect: 'REQ' });
     sock.on('data', (chunk) => {
       for (const p of parser.push(chunk)) {
-        if (p.type === T.CAN_DO) this.worker = sock;
+        if (p.type === T.CAN_DO && this.worker !== sock) {
+          this.worker = sock;
+          this.workerConnections++;
+        }
         if (p.type === T.SUBMIT_JOB_BG || p.type === T.SUBMIT_JOB_LOW_BG) {
           // The result client: take the result and say it is queued.
           this.results.push(Buffer.from(p.args[2].toString(), 'base64').toString());
@@ -163,5 +168,23 @@ describe('GearmanWorker grabbing, against a scripted job server', () => {
     await waitUntil(() => s.count(T.PRE_SLEEP) === 1, 5000, 'PRE_SLEEP after the last answer');
     await waitUntil(() => s.results.length === 3, 5000, 'three results');
     expect(s.count(T.WORK_COMPLETE)).toBe(3);
+  });
+
+  it('a server that never answers a grab is dropped after answerTimeoutMs and redialled; the new connection is served', async () => {
+    srv = new ScriptedServer();
+    const address = await srv.listen();
+    const logs: string[] = [];
+    worker = new GearmanWorker({
+      servers: [address], encryption: false, identifier: 'grab3', maxWorker: 2, hosts: true,
+      answerTimeoutMs: 300, backoffMinMs: 50, log: (level, m) => logs.push(`${level}: ${m}`),
+    }).start();
+    const s = srv;
+    await waitUntil(() => s.count(T.GRAB_JOB_UNIQ) >= 1, 5000, 'first grab');
+    // No answer: after the deadline the worker redials, announces itself again, grabs again.
+    await waitUntil(() => s.workerConnections === 2 && s.count(T.GRAB_JOB_UNIQ) >= 2, 5000, 'a second connection');
+    expect(logs.join('\n')).toMatch(/no answer for \d+ ms to 1 request\(s\); dropping the connection/);
+    s.assign('/bin/true');
+    await waitUntil(() => s.results.length === 1, 5000, 'the result');
+    expect(s.results[0]).toMatch(/return_code=0/);
   });
 });

@@ -154,7 +154,7 @@ export class GearmanClient {
     // each JOB_CREATED call pump() again.
     while (this.queue.length > 0 && list.length < this.window && conn.writable) {
       const p = this.queue[0];
-      if (!conn.send(p.type, [p.queue, p.unique, p.data])) break;
+      if (!conn.send(p.type, [p.queue, p.unique, p.data], true)) break;
       this.queue.shift();
       this.queuedBytes -= p.bytes;
       this.inflightBytes += p.bytes;
@@ -165,6 +165,7 @@ export class GearmanClient {
 
   private onPacket(c: GearmanConnection, p: Packet): void {
     if (p.type !== PacketType.JOB_CREATED && p.type !== PacketType.ERROR) return;
+    c.answered();
     const list = this.inflight.get(c)!;
     const job = list.shift();
     if (job === undefined) return;

@@ -5,25 +5,11 @@
 // garbage is not redialled every backoffMinMs.
 import { EventEmitter } from 'node:events';
 import net from 'node:net';
+import { AnswerDeadline } from './answer-deadline';
+import type { ServerAddress } from './server-address';
 import { encodePacket, GearmanProtocolError, PacketParser, type Packet } from './packet';
 
-export interface ServerAddress {
-  host: string;
-  port: number;
-}
-
-export const DEFAULT_PORT = 4730;
-
-/** `host[:port]` (IPv6 as `[addr]:port`), port 4730 by default, like the C worker. */
-export function parseServer(text: string): ServerAddress {
-  const s = text.trim();
-  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(s) ?? /^([^:]+)(?::(\d+))?$/.exec(s);
-  const port = m?.[2] !== undefined ? Number(m[2]) : DEFAULT_PORT;
-  if (m === null || m[1] === '' || !(port > 0 && port < 65536)) {
-    throw new TypeError(`bad Gearman server address ${JSON.stringify(text)} (expected host[:port])`);
-  }
-  return { host: m[1], port };
-}
+export { DEFAULT_PORT, parseServer, type ServerAddress } from './server-address';
 
 export interface ConnectionOptions {
   /** First retry delay (default 100 ms), doubled up to backoffMaxMs (default 5 s). */
@@ -36,6 +22,8 @@ export interface ConnectionOptions {
   stableAfterMs?: number;
   /** Drops a connection whose half-received packet gets no further bytes for this long (default 60 s). */
   partialPacketTimeoutMs?: number;
+  /** Drops a connection whose oldest request marked as expecting an answer waits longer than this (default 30 s; 0: never). */
+  answerTimeoutMs?: number;
   log?: (level: 'error' | 'info' | 'debug', message: string) => void;
 }
 
@@ -61,13 +49,15 @@ export class GearmanConnection extends EventEmitter {
   private corked = false;
   private timer: NodeJS.Timeout | null = null;
   private stableTimer: NodeJS.Timeout | null = null;
+  private deadline: AnswerDeadline | null = null;
   private readonly opts: Required<Omit<ConnectionOptions, 'log' | 'maxBodySize'>> & ConnectionOptions;
 
   constructor(server: ServerAddress, options: ConnectionOptions = {}) {
     super();
     this.server = server;
     this.opts = {
-      backoffMinMs: 100, backoffMaxMs: 5000, connectTimeoutMs: 5000, stableAfterMs: 5000, partialPacketTimeoutMs: 60_000, ...options,
+      backoffMinMs: 100, backoffMaxMs: 5000, connectTimeoutMs: 5000, stableAfterMs: 5000, partialPacketTimeoutMs: 60_000, answerTimeoutMs: 30_000,
+      ...options,
     };
   }
 
@@ -88,9 +78,15 @@ export class GearmanConnection extends EventEmitter {
     if (this.socket === null && this.timer === null && !this.closed) this.open();
   }
 
-  /** Writes one packet; false when not connected (the caller keeps the work). */
-  send(type: number, args: ReadonlyArray<string | Buffer> = []): boolean {
+  /**
+   * Writes one packet; false when not connected (the caller keeps the work).
+   * `expectsAnswer`: gearmand answers it with exactly one packet, which the
+   * caller reports with answered(); unanswered past answerTimeoutMs, the
+   * connection is dropped and redialled.
+   */
+  send(type: number, args: ReadonlyArray<string | Buffer> = [], expectsAnswer = false): boolean {
     if (!this.isConnected || this.socket === null) return false;
+    if (expectsAnswer) this.deadline?.expect();
     const socket = this.socket;
     // Packets sent in one tick (WORK_COMPLETE then GRAB_JOB, a burst of
     // results) leave in one write syscall.
@@ -104,6 +100,16 @@ export class GearmanConnection extends EventEmitter {
     }
     socket.write(encodePacket('REQ', type, args));
     return true;
+  }
+
+  /** The answer to the oldest request sent with expectsAnswer arrived. */
+  answered(): void {
+    this.deadline?.answered();
+  }
+
+  /** Requests sent with expectsAnswer and not answered yet. */
+  get unanswered(): number {
+    return this.deadline?.unanswered ?? 0;
   }
 
   close(): void {
@@ -137,6 +143,12 @@ export class GearmanConnection extends EventEmitter {
       }
     });
     let reason: Error | null = null;
+    const deadline = new AnswerDeadline(this.opts.answerTimeoutMs, (waited, n) => {
+      reason = new Error(`no answer for ${Math.round(waited)} ms to ${n} request(s)`);
+      this.opts.log?.('error', `gearmand ${this.label}: ${reason.message}; dropping the connection`);
+      socket.destroy();
+    });
+    this.deadline = deadline;
     let good = false;
     let waiting = false;
     const proven = () => {
@@ -183,6 +195,8 @@ export class GearmanConnection extends EventEmitter {
       reason ??= err;
     });
     socket.on('close', () => {
+      deadline.clear();
+      if (this.deadline === deadline) this.deadline = null;
       if (this.stableTimer !== null) this.clearStableTimer();
       const was = this.isConnected;
       this.isConnected = false;

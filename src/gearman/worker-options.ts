@@ -36,6 +36,8 @@ export interface GearmanWorkerOptions {
   /** Reconnect backoff, ms (default 100 → 5,000). */
   backoffMinMs?: number;
   backoffMaxMs?: number;
+  /** A gearmand that leaves a grab or a result unanswered this long is dropped and redialled (default 30 s; 0: never). */
+  answerTimeoutMs?: number;
   log?: (level: 'error' | 'info' | 'debug', message: string) => void;
 }
 

@@ -50,7 +50,9 @@ export class GearmanWorker extends EventEmitter {
     this.statusQueue = `worker_${this.options.identifier}`;
     // One listener per running job: max-worker of them is expected, not a leak.
     setMaxListeners(0, this.killAll.signal);
-    const connOpts = { backoffMinMs: options.backoffMinMs, backoffMaxMs: options.backoffMaxMs, log: this.log };
+    const connOpts = {
+      backoffMinMs: options.backoffMinMs, backoffMaxMs: options.backoffMaxMs, answerTimeoutMs: options.answerTimeoutMs, log: this.log,
+    };
     this.client = new GearmanClient(this.options.servers, { ...connOpts, maxQueued: options.maxQueuedResults });
     this.ctx = { options: this.options, client: this.client, codec: this.codec, metrics: this.metricsData, log: this.log };
     this.servers = this.options.servers.map((address) => {
@@ -157,7 +159,7 @@ export class GearmanWorker extends EventEmitter {
       }
       // Packets of one tick leave in one write (see GearmanConnection.send).
       let sent = 0;
-      while (want-- > 0 && s.conn.send(PacketType.GRAB_JOB_UNIQ)) sent++;
+      while (want-- > 0 && s.conn.send(PacketType.GRAB_JOB_UNIQ, [], true)) sent++;
       s.grabs.sent(sent);
       free -= sent;
     }
@@ -166,6 +168,7 @@ export class GearmanWorker extends EventEmitter {
   private onPacket(s: Server, p: Packet): void {
     switch (p.type) {
       case PacketType.NO_JOB:
+        s.conn.answered();
         if (s.grabs.noJob()) s.conn.send(PacketType.PRE_SLEEP);
         else this.grab();
         break;
@@ -174,6 +177,7 @@ export class GearmanWorker extends EventEmitter {
         this.grab();
         break;
       case PacketType.JOB_ASSIGN_UNIQ:
+        s.conn.answered();
         s.grabs.assigned();
         this.onJob(s.conn, p.args[0].toString('latin1'), p.args[1].toString('utf8'), p.args[3]);
         this.grab();
