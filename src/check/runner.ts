@@ -2,7 +2,7 @@
 // spread over each interval, then every interval from the scheduled time (no
 // drift), retries on non-OK states, a concurrency limit with a FIFO queue,
 // never two runs of one check at once.
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import { executorStats } from '../process/executor';
 import { describe } from '../validate';
 import type { CheckStatus } from './check-status';
@@ -28,7 +28,6 @@ interface Entry {
   queued: boolean;
   removed: boolean;
   inHeap: boolean;
-  abort: AbortController | null;
   last: CheckRunResult | null;
   lastStateChangeAt: number | null;
 }
@@ -48,6 +47,12 @@ export class CheckRunner extends EventEmitter {
   #timer: unknown = null;
   #timerAt = Infinity;
   #started = false;
+  /**
+   * Aborted by stop() past its deadline: every running check listens to this
+   * one signal (an AbortController per check cost more than the rest of the
+   * runner's bookkeeping for it).
+   */
+  readonly #stopAbort = new AbortController();
   #stopping: Promise<void> | null = null;
   #idle: Array<() => void> = [];
   #startedAt = 0;
@@ -66,6 +71,8 @@ export class CheckRunner extends EventEmitter {
     this.#concurrency = concurrency;
     this.#clock = clock;
     this.#defaults = defaults;
+    // One listener per running check: `concurrency` of them is expected, not a leak.
+    setMaxListeners(0, this.#stopAbort.signal);
   }
 
   /** Adds a check; scheduled at once when the runner is started. */
@@ -74,7 +81,7 @@ export class CheckRunner extends EventEmitter {
     if (this.#entries.has(def.id)) throw new TypeError(`add: a check with id ${JSON.stringify(def.id)} exists already`);
     const entry: Entry = {
       def: { ...def, maxAttempts }, options, gridAt: 0, nextAt: 0, attempt: 1,
-      running: false, queued: false, removed: false, inHeap: false, abort: null, last: null, lastStateChangeAt: null,
+      running: false, queued: false, removed: false, inHeap: false, last: null, lastStateChangeAt: null,
     };
     this.#entries.set(def.id, entry);
     if (this.#started && this.#stopping === null) {
@@ -132,7 +139,7 @@ export class CheckRunner extends EventEmitter {
       this.#idle.push(resolve);
       if (options.deadline !== undefined) {
         const t = setTimeout(() => {
-          for (const e of this.#runningEntries) e.abort?.abort(new Error('CheckRunner stopped'));
+          this.#stopAbort.abort(new Error('CheckRunner stopped'));
         }, options.deadline);
         this.#idle.push(() => clearTimeout(t));
       }
@@ -214,11 +221,10 @@ export class CheckRunner extends EventEmitter {
     this.#running++;
     this.#runningEntries.add(entry);
     entry.running = true;
-    entry.abort = new AbortController();
     const startedAt = this.#clock.now();
     let result: CheckResult;
     try {
-      result = await runCheck(entry.def.command, { ...entry.options, signal: entry.abort.signal });
+      result = await runCheck(entry.def.command, { ...entry.options, signal: this.#stopAbort.signal });
     } catch (err) {
       // Only bad options get here (runCheck turns all else into results).
       result = {
@@ -230,7 +236,6 @@ export class CheckRunner extends EventEmitter {
     }
     const finishedAt = this.#clock.now();
     entry.running = false;
-    entry.abort = null;
     this.#running--;
     this.#runningEntries.delete(entry);
 
