@@ -187,4 +187,26 @@ describe('GearmanWorker grabbing, against a scripted job server', () => {
     await waitUntil(() => s.results.length === 1, 5000, 'the result');
     expect(s.results[0]).toMatch(/return_code=0/);
   });
+
+  it('a job assigned without a grab in flight is given back (WORK_FAIL), not run past max-worker', async () => {
+    srv = new ScriptedServer();
+    const address = await srv.listen();
+    const logs: string[] = [];
+    worker = new GearmanWorker({
+      servers: [address], encryption: false, identifier: 'grab4', maxWorker: 1, hosts: true,
+      log: (level, m) => logs.push(`${level}: ${m}`),
+    }).start();
+    const s = srv;
+    await waitUntil(() => s.count(T.GRAB_JOB_UNIQ) === 1, 5000, 'first grab');
+    s.assign('/bin/sleep 0.5'); // the one slot is taken, no grab in flight
+    await waitUntil(() => worker!.runningJobs === 1, 5000, 'the job to run');
+    s.assign('/bin/true'); // unasked
+    await waitUntil(() => s.count(T.WORK_FAIL) === 1, 5000, 'WORK_FAIL');
+    expect(s.packets.find((p) => p.type === T.WORK_FAIL)!.args[0].toString()).toBe('H:j:2');
+    expect(worker.runningJobs).toBe(1);
+    expect(logs.join('\n')).toMatch(/assigned job H:j:2 without a grab; WORK_FAIL/);
+    // The first job still finishes normally, and its slot brings the next grab.
+    await waitUntil(() => s.results.length === 1 && s.count(T.GRAB_JOB_UNIQ) === 2, 5000, 'result and next grab');
+    expect(s.results).toHaveLength(1);
+  });
 });

@@ -177,6 +177,12 @@ export class GearmanWorker extends EventEmitter {
         this.grab();
         break;
       case PacketType.JOB_ASSIGN_UNIQ:
+        if (s.grabs.outstanding === 0) {
+          // Not an answer to a grab: running it could go past max-worker.
+          this.log('error', `gearmand ${s.conn.label} assigned job ${p.args[0].toString('latin1')} without a grab; WORK_FAIL`);
+          s.conn.send(PacketType.WORK_FAIL, [p.args[0]]);
+          break;
+        }
         s.conn.answered();
         s.grabs.assigned();
         this.onJob(s.conn, p.args[0].toString('latin1'), p.args[1].toString('utf8'), p.args[3]);
