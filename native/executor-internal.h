@@ -49,6 +49,7 @@ struct noshell_executor {
   noshell_job_t* d_tail;
   int stopping;
   int wake_pending;        /* the eventfd was written and not yet drained */
+  int sleeping;            /* the thread is in (or about to enter) epoll_wait */
   int want_room;           /* a submit was refused */
   int room;                /* ... and there is room now */
   uint64_t next_id;

@@ -101,7 +101,10 @@ int noshell_executor_submit(noshell_executor_t* ex, noshell_job_t* job, uint64_t
   ex->q_tail = job;
   ex->q_len++;
   __atomic_store_n(&ex->st_queued, ex->q_len, __ATOMIC_RELAXED);
-  if (!ex->wake_pending) need_wake = ex->wake_pending = 1;
+  /* Awake, the thread looks at the queue before it sleeps again (see
+   * prepare_sleep): no write, and no chance for the woken thread to preempt
+   * this one in the middle of the call. */
+  if (ex->sleeping && !ex->wake_pending) need_wake = ex->wake_pending = 1;
   uv_mutex_unlock(&ex->mu);
   if (need_wake) wake(ex);
   return 0;
@@ -147,7 +150,7 @@ void noshell_executor_cancel(noshell_executor_t* ex, uint64_t id) {
     /* Out of memory: the cancel is lost, the job's own timeout still holds. */
     if (ex->ncancels < ex->cancels_cap) {
       ex->cancels[ex->ncancels++] = id;
-      if (!ex->wake_pending) need_wake = ex->wake_pending = 1;
+      if (ex->sleeping && !ex->wake_pending) need_wake = ex->wake_pending = 1;
     }
   }
   uv_mutex_unlock(&ex->mu);
@@ -214,6 +217,7 @@ static int take_requests(noshell_executor_t* ex, noshell_job_t** batch,
   uv_mutex_lock(&ex->mu);
   int stopping = ex->stopping;
   ex->wake_pending = 0;
+  ex->sleeping = 0;
   noshell_job_t* head = ex->q_head;
   noshell_job_t* last = NULL;
   size_t n = 0;
@@ -278,13 +282,16 @@ static int next_timeout(noshell_executor_t* ex, int more, uint64_t now) {
   return ms > 60000 ? 60000 : (int) ms;
 }
 
-/* While idle, SCHED_BATCH: no wake-up preemption. Woken by a submit, the
- * thread would otherwise often take the submitter's CPU at once and hold
- * it through the spawn (measured: the JS call blocked ~70-90 us p50 instead
- * of ~30 us, sequential execs ~15 % slower). While children are in flight,
- * SCHED_OTHER: as a batch task it waits behind them for its slices
- * (measured: ~20 % fewer execs/s at concurrency 16). One syscall per
- * change, none while it stays busy. Only over a SCHED_OTHER creator (a
+/* Asleep in epoll_wait, SCHED_BATCH; awake, SCHED_OTHER. A batch task
+ * that is woken does not preempt the task running on the CPU it lands on:
+ * woken as SCHED_OTHER by a submit, this thread often took the submitting
+ * thread's CPU at once, in the middle of its eventfd write, and held it
+ * through a spawn (measured, concurrency 16, two executor threads: 1.6 % of
+ * the wake-ups took 32 us to 2 ms, the call's p99 ~190 us; batch while
+ * asleep: 0.1 %, p99 ~100 us, same throughput). Awake it must not stay a
+ * batch task: it then waited behind the children for its slices (~20 %
+ * fewer execs/s at concurrency 16). Two syscalls per wake-up that found
+ * work, none while it does not sleep. Only over a SCHED_OTHER creator (a
  * real-time or idle one keeps its policy); the children are put back to
  * SCHED_OTHER whatever this thread runs (NOSHELL_RESET_SCHED). */
 static void set_idle_policy(noshell_executor_t* ex, int idle) {
@@ -295,6 +302,18 @@ static void set_idle_policy(noshell_executor_t* ex, int idle) {
     ex->in_batch = idle;
 }
 
+/* Last look before epoll_wait, under mu: with requests waiting it does not
+ * sleep (timeout 0); else it says it sleeps, and from here on a submit or a
+ * cancel writes the eventfd, which epoll_wait then sees. */
+static int prepare_sleep(noshell_executor_t* ex, int timeout) {
+  if (timeout == 0) return 0;
+  uv_mutex_lock(&ex->mu);
+  if (ex->q_head != NULL || ex->ncancels > 0 || ex->stopping) timeout = 0;
+  else ex->sleeping = 1;
+  uv_mutex_unlock(&ex->mu);
+  return timeout;
+}
+
 static void run(void* arg) {
   noshell_executor_t* ex = arg;
   struct epoll_event evs[64];
@@ -303,11 +322,15 @@ static void run(void* arg) {
   for (;;) {
     uint64_t now = noshell_now_ns();
     int timeout = next_timeout(ex, more, now);
-    set_idle_policy(ex, ex->nactive == 0 && !more);
     publish(ex);
     /* Busy time: everything but the wait. */
     __atomic_add_fetch(&ex->st_busy_ns, noshell_now_ns() - t0, __ATOMIC_RELAXED);
+    timeout = prepare_sleep(ex, timeout);
+    if (timeout != 0) set_idle_policy(ex, 1);
     int n = epoll_wait(ex->epfd, evs, 64, timeout);
+    /* Work to do (events, or it did not sleep): SCHED_OTHER. A bare timer
+     * expiry (a timeout to enforce) is handled as it is. */
+    set_idle_policy(ex, n == 0 && timeout != 0);
     t0 = noshell_now_ns();
     for (int i = 0; i < n; i++) {
       if (evs[i].data.ptr == NULL) {
