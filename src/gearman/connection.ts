@@ -107,11 +107,6 @@ export class GearmanConnection extends EventEmitter {
     this.deadline?.answered();
   }
 
-  /** Requests sent with expectsAnswer and not answered yet. */
-  get unanswered(): number {
-    return this.deadline?.unanswered ?? 0;
-  }
-
   close(): void {
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
