@@ -14,6 +14,7 @@
         "native/reap-later.cc",
         "native/executor.c",
         "native/executor-job.c",
+        "native/env-snapshot.c",
         "native/executor-request.cc",
         "native/executor-addon.cc",
         "native/addon.cc"

@@ -8,8 +8,6 @@
 
 #include "js-strings.h"
 
-extern char** environ;
-
 namespace noshell {
 namespace {
 
@@ -22,24 +20,6 @@ bool OptionalCopy(napi_env env, Napi::Value v, char** out) {
   OwnedString s;
   if (!s.Copy(env, v)) return false;
   *out = s.Release();
-  return true;
-}
-
-// environ as it is now, and its PATH (the one the child would search).
-bool CopyEnviron(char*** envp, char** path) {
-  size_t n = 0;
-  while (environ != nullptr && environ[n] != nullptr) n++;
-  char** list = static_cast<char**>(calloc(n + 1, sizeof(char*)));
-  if (list == nullptr) return false;
-  *envp = list;  // freed with the job, also when a copy below fails
-  for (size_t i = 0; i < n; i++) {
-    list[i] = strdup(environ[i]);
-    if (list[i] == nullptr) return false;
-    if (*path == nullptr && strncmp(list[i], "PATH=", 5) == 0) {
-      *path = strdup(list[i] + 5);
-      if (*path == nullptr) return false;
-    }
-  }
   return true;
 }
 
@@ -63,7 +43,7 @@ int Fail(Napi::Env env, noshell_job_t* job, const char* message) {
 
 }  // namespace
 
-int BuildJob(const Napi::CallbackInfo& info, noshell_job_t** out, bool* ref) {
+int BuildJob(const Napi::CallbackInfo& info, noshell_env_snapshot_t** env_cache, noshell_job_t** out, bool* ref) {
   Napi::Env env = info.Env();
   if (info.Length() != kArgs || !info[0].IsString() || !info[5].IsTypedArray() ||
       !info[6].IsNumber() || !info[7].IsNumber() || !info[8].IsNumber() ||
@@ -90,11 +70,9 @@ int BuildJob(const Napi::CallbackInfo& info, noshell_job_t** out, bool* ref) {
     ok = envp.Load(env, info[2]);
     job->own_envp = envp.Release();
   } else if (ok) {
-    // Inheriting: a snapshot now, not environ read on another thread later.
-    char* path = nullptr;
-    ok = CopyEnviron(&job->own_envp, &path);
-    if (job->own_search_path == nullptr) job->own_search_path = path;
-    else free(path);
+    // Inheriting: environ as it is now, not as another thread reads it later.
+    job->env_snapshot = noshell_env_snapshot_current(env_cache);
+    ok = job->env_snapshot != nullptr;
   }
   if (!ok) return Fail(env, job, "noshell: bad strings in execSubmit (or out of memory)");
   job->own_file = file.Release();
@@ -103,8 +81,13 @@ int BuildJob(const Napi::CallbackInfo& info, noshell_job_t** out, bool* ref) {
   noshell_spawn_t* req = &job->req;
   req->file = job->own_file;
   req->argv = job->own_argv;
-  req->envp = job->own_envp;
-  req->search_path = job->own_search_path;
+  if (job->env_snapshot != nullptr) {
+    req->envp = job->env_snapshot->envp;
+    req->search_path = job->own_search_path != nullptr ? job->own_search_path : job->env_snapshot->path;
+  } else {
+    req->envp = job->own_envp;
+    req->search_path = job->own_search_path;
+  }
   req->cwd = job->own_cwd;
   req->flags = info[6].As<Napi::Number>().Uint32Value();
   req->uid = info[7].As<Napi::Number>().Uint32Value();

@@ -54,6 +54,7 @@ void noshell_job_free(noshell_job_t* job) {
   free(job->own_file);
   free_list(job->own_argv);
   free_list(job->own_envp);
+  noshell_env_snapshot_release(job->env_snapshot);
   free(job->own_search_path);
   free(job->own_cwd);
   free(job->own_groups);

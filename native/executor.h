@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "env-snapshot.h"
 #include "spawn.h"
 
 #ifdef __cplusplus
@@ -50,6 +51,8 @@ typedef struct noshell_job {
   char* own_file;
   char** own_argv;   /* NULL-terminated */
   char** own_envp;   /* NULL-terminated, or NULL */
+  /* Or the inherited environment: a reference, dropped with the job. */
+  noshell_env_snapshot_t* env_snapshot;
   char* own_search_path;
   char* own_cwd;
   gid_t* own_groups;

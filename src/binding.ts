@@ -30,11 +30,13 @@ export type NativeOverflowCallback = (stream: 1 | 2) => void;
 /** Bits of the `capture` argument. */
 export enum NativeCapture { Stdout = 1, Stderr = 2, AsString = 4, Truncate = 8 }
 
-/** Positions of one finished job's values in an execInit batch. */
+/** Positions of one finished job's numbers in an execInit batch. */
 export enum ExecField {
-  Id = 0, Errno, Step, Pid, ExitCode, Signal, UserUs, SystemUs, MaxRssKb, Flags, DurationMs, Stdout, Stderr,
+  Id = 0, Errno, Step, Pid, ExitCode, Signal, UserUs, SystemUs, MaxRssKb, Flags, DurationMs,
 }
-export const EXEC_RESULT_FIELDS = 13;
+export const EXEC_RESULT_FIELDS = 11;
+
+export type ExecResultsCallback = (numbers: Float64Array, outputs: unknown[], room: boolean) => void;
 
 /** Bits of ExecField.Flags (NOSHELL_JOB_* in native/executor.h). */
 export enum ExecFlag {
@@ -85,10 +87,13 @@ export interface NativeBinding {
   abandon(watch: NativeWatch): void;
   /**
    * Starts this environment's executor thread (a second call does nothing).
-   * `onResults(batch, room)`: `batch` holds EXEC_RESULT_FIELDS values per
-   * finished job (see ExecField); `room`: a refused submit may be retried.
+   * `onResults(numbers, outputs, room)`: job i of the batch has its
+   * EXEC_RESULT_FIELDS numbers (see ExecField) at numbers[i *
+   * EXEC_RESULT_FIELDS...] and its stdout, stderr (undefined where not
+   * captured) at outputs[2 * i], outputs[2 * i + 1]; `room`: a refused
+   * submit may be retried.
    */
-  execInit(onResults: (batch: unknown[], room: boolean) => void): void;
+  execInit(onResults: ExecResultsCallback): void;
   /**
    * Queues a buffered exec. Returns its id (> 0); 0 when the queue is full
    * (retry after onResults(_, true)); a negative errno when a caller's fd

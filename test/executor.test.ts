@@ -1,7 +1,7 @@
 // The off-thread executor (issue 11): exec/execFile/runCheck spawn, read and
 // reap on the addon's own thread. Real children, real pipes, real signals.
 import { exec as cpExec, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -179,6 +179,44 @@ describe('executor', () => {
     for (const method of ['auto', 'posix_spawn', 'vfork', 'fork'] as const) {
       const r = await exec(['sh', '-c', 'grep ^policy /proc/$$/sched'], { method });
       expect(r.stdout, method).toMatch(/^policy\s*:\s*0\n$/);
+    }
+  });
+
+  it('an exec that inherits the environment gets it as it was at the call, after every kind of change', async () => {
+    // The addon reuses its copy of environ while environ is unchanged
+    // (native/env-snapshot.c): each change below must be seen by the next
+    // exec and by no exec started before it.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-env-'));
+    const tool = path.join(dir, 'noshell-env-probe');
+    writeFileSync(tool, '#!/bin/sh\necho "probe $NOSHELL_SNAP"\n', { mode: 0o755 });
+    const savedPath = process.env.PATH;
+    const run = () => exec('printenv NOSHELL_SNAP', { reject: false });
+    try {
+      process.env.NOSHELL_SNAP = 'a';
+      const before = run();
+      process.env.NOSHELL_SNAP = 'b'; // same length, same place in environ
+      const sameLength = run();
+      delete process.env.NOSHELL_SNAP;
+      const removed = run();
+      process.env.NOSHELL_SNAP = 'a much longer value than before';
+      const longer = run();
+      process.env.NOSHELL_SNAP = 'a';
+      const back = run();
+      process.env.PATH = `${dir}:${savedPath}`;
+      const found = exec('noshell-env-probe');
+      process.env.PATH = savedPath;
+      const gone = exec('noshell-env-probe').then(() => null, (err: unknown) => err);
+      expect((await before).stdout).toBe('a\n');
+      expect((await sameLength).stdout).toBe('b\n');
+      expect(await removed).toMatchObject({ exitCode: 1, stdout: '' });
+      expect((await longer).stdout).toBe('a much longer value than before\n');
+      expect((await back).stdout).toBe('a\n');
+      expect((await found).stdout).toBe('probe a\n');
+      expect(await gone).toMatchObject({ code: 'ENOENT', step: 'resolve' });
+    } finally {
+      process.env.PATH = savedPath;
+      delete process.env.NOSHELL_SNAP;
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

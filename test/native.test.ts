@@ -28,7 +28,7 @@ describe('native core (C, no Node)', () => {
   // memory error or leak (ASan), every result its own job's, no fd or
   // child left. Linked against the system libuv (libuv1-dev) for
   // uv_thread/uv_mutex, which is all the executor takes from libuv.
-  const executorSources = ['executor.c', 'executor-job.c', 'spawn.c', 'stdio.c', 'resolve.c', 'child.c'].map((f) => path.join(root, 'native', f));
+  const executorSources = ['executor.c', 'executor-job.c', 'env-snapshot.c', 'spawn.c', 'stdio.c', 'resolve.c', 'child.c'].map((f) => path.join(root, 'native', f));
   it.each([
     ['ThreadSanitizer', 'thread', {}],
     ['AddressSanitizer and UBSan', 'address,undefined', { ASAN_OPTIONS: 'detect_leaks=1' }],

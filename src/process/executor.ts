@@ -28,7 +28,8 @@ export interface ExecRequest {
   ref: boolean;
 }
 
-type Settle = (batch: unknown[], at: number) => void;
+/** numbers[at...]: the job's ExecFields; outputs[2 * at / EXEC_RESULT_FIELDS...]: stdout, stderr. */
+type Settle = (numbers: Float64Array | null, outputs: unknown[] | null, at: number) => void;
 
 const NO_BYTES = Buffer.alloc(0);
 function emptyOutput(capture: number): string | Buffer {
@@ -44,13 +45,13 @@ let retryAt = 0;
 /** After a failed start (no thread to be had), when to try again. */
 const RETRY_MS = 1000;
 
-function onResults(batch: unknown[], room: boolean): void {
-  for (let at = 0; at < batch.length; at += EXEC_RESULT_FIELDS) {
-    const id = batch[at + ExecField.Id] as number;
+function onResults(numbers: Float64Array, outputs: unknown[], room: boolean): void {
+  for (let at = 0; at < numbers.length; at += EXEC_RESULT_FIELDS) {
+    const id = numbers[at + ExecField.Id];
     const settle = inFlight.get(id);
     if (settle === undefined) continue;
     inFlight.delete(id);
-    settle(batch, at);
+    settle(numbers, outputs, at);
   }
   if (room) {
     while (waiting.length > 0 && waiting[0]()) waiting.shift();
@@ -115,15 +116,11 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
       // Still waiting for room: it never reaches the executor.
       const i = waiting.indexOf(submit);
       if (i >= 0) waiting.splice(i, 1);
-      const cancelled = [];
-      cancelled[ExecField.Flags] = ExecFlag.Cancelled;
-      settle(cancelled, 0);
+      settle(null, null, 0);
     };
-    const settle: Settle = (batch, at) => {
+    const settle: Settle = (numbers, outputs, at) => {
       signal?.removeEventListener('abort', onAbort);
-      const field = (f: ExecField) => batch[at + f] as number;
-      const flags = field(ExecField.Flags);
-      if (flags & ExecFlag.Cancelled) {
+      if (numbers === null || outputs === null || numbers[at + ExecField.Flags] & ExecFlag.Cancelled) {
         // Aborted while queued: it never ran. Reported like an abort of a
         // running command (aborted: true), with no pid, exit code or signal.
         resolve({
@@ -138,29 +135,31 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
         });
         return;
       }
-      const errno = field(ExecField.Errno);
+      const errno = numbers[at + ExecField.Errno];
       if (errno !== 0) {
-        reject(new SpawnError(errno, binding.steps[field(ExecField.Step)] ?? 'spawn', o.file, o.argv.slice(1), o.cwd ?? undefined));
+        reject(new SpawnError(errno, binding.steps[numbers[at + ExecField.Step]] ?? 'spawn', o.file, o.argv.slice(1), o.cwd ?? undefined));
         return;
       }
-      const code = field(ExecField.ExitCode);
-      const sig = field(ExecField.Signal);
+      const flags = numbers[at + ExecField.Flags];
+      const code = numbers[at + ExecField.ExitCode];
+      const sig = numbers[at + ExecField.Signal];
+      const out = (2 * at) / EXEC_RESULT_FIELDS;
       resolve({
         status: {
-          pid: field(ExecField.Pid),
+          pid: numbers[at + ExecField.Pid],
           exitCode: code >= 0 && sig === 0 ? code : null,
           signal: sig > 0 ? signalName(sig) : null,
           timedOut: (flags & ExecFlag.TimedOut) !== 0,
           aborted,
-          durationMs: field(ExecField.DurationMs),
+          durationMs: numbers[at + ExecField.DurationMs],
           rusage: {
-            userCpuMs: field(ExecField.UserUs) / 1000,
-            systemCpuMs: field(ExecField.SystemUs) / 1000,
-            maxRssKb: field(ExecField.MaxRssKb),
+            userCpuMs: numbers[at + ExecField.UserUs] / 1000,
+            systemCpuMs: numbers[at + ExecField.SystemUs] / 1000,
+            maxRssKb: numbers[at + ExecField.MaxRssKb],
           },
         },
-        stdout: batch[at + ExecField.Stdout] as string | Buffer | undefined,
-        stderr: batch[at + ExecField.Stderr] as string | Buffer | undefined,
+        stdout: outputs[out] as string | Buffer | undefined,
+        stderr: outputs[out + 1] as string | Buffer | undefined,
         overflowed: flags & (ExecFlag.OverflowStdout | ExecFlag.OverflowStderr),
         abortReason: aborted ? signal?.reason : undefined,
       });

@@ -110,14 +110,22 @@ static void* submitter(void* arg) {
   int base = (int) (intptr_t) arg;
   ex = executors[base / PER_THREAD];
   char token[32];
+  /* This thread's environment cache (env-snapshot.h): echo jobs inherit
+   * the environment and are found through its PATH, and the consumer drops
+   * their references while this thread takes new ones. */
+  noshell_env_snapshot_t* env_cache = NULL;
   for (int i = 0; i < PER_THREAD; i++) {
     int tag = base + i;
     noshell_job_t* job;
     snprintf(token, sizeof(token), "tok%d", tag);
     switch (tag % KINDS) {
       case ECHO: {
-        const char* argv[] = {"/bin/echo", token, NULL};
+        const char* argv[] = {"echo", token, NULL};
         job = make_job(tag, argv);
+        job->env_snapshot = noshell_env_snapshot_current(&env_cache);
+        CHECK(job->env_snapshot != NULL && job->env_snapshot->path != NULL, "env snapshot with PATH");
+        job->req.envp = job->env_snapshot->envp;
+        job->req.search_path = job->env_snapshot->path;
         break;
       }
       case TIMEOUT: {
@@ -150,6 +158,7 @@ static void* submitter(void* arg) {
     uint64_t id = submit(job); /* job may be gone already: only the id is ours */
     if (tag % KINDS == CANCEL) noshell_executor_cancel(ex, id);
   }
+  noshell_env_snapshot_release(env_cache);
   return NULL;
 }
 
