@@ -76,12 +76,6 @@ function classify(res: ExecResult, cmd: ResolvedCommand, timeout: number, timeou
   const stdout = res.stdout as string;
   const stderr = res.stderr as string;
   const parsed = parsePluginOutput(stdout);
-  const common = {
-    ...base(cmd, ''),
-    longOutput: parsed.longOutput, perfdata: parsed.perfdata, perfdataErrors: parsed.perfdataErrors,
-    exitCode: res.exitCode, signal: res.signal, timedOut: res.timedOut, truncated: res.maxBufferExceeded !== null,
-    durationMs: res.durationMs, rusage: res.rusage, stderr,
-  };
   const plugin = cmd.viaShell ? cmd.display : cmd.file;
   const said = parsed.output !== '' ? `: ${parsed.output}` : stderr.trim() !== '' ? `: ${firstLine(stderr)}` : '';
   let state: CheckState;
@@ -112,7 +106,12 @@ function classify(res: ExecResult, cmd: ResolvedCommand, timeout: number, timeou
       ? `Plugin ${plugin} exit status was lost`
       : `Plugin ${plugin} exited with out-of-range code ${res.exitCode}${said}`;
   }
-  return { ...common, state, stateName: STATE_NAMES[state], output };
+  return {
+    longOutput: parsed.longOutput, perfdata: parsed.perfdata, perfdataErrors: parsed.perfdataErrors,
+    exitCode: res.exitCode, signal: res.signal, timedOut: res.timedOut, truncated: res.maxBufferExceeded !== null,
+    durationMs: res.durationMs, rusage: res.rusage, stderr, command: cmd.display, viaShell: cmd.viaShell,
+    spawnError: null, state, stateName: STATE_NAMES[state], output,
+  };
 }
 
 /** Runs a check; every outcome (also spawn errors and timeouts) is a CheckResult. */

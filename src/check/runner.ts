@@ -19,6 +19,7 @@ export type { CheckDefinition, CheckRunResult, Clock, RunnerOptions, RunnerStats
 
 interface Entry {
   def: CheckDefinition;
+  /** What runCheck gets: the definition's check options and the runner's stop signal. */
   options: CheckOptions;
   /** Next time on the regular grid: first run + k * interval. */
   gridAt: number;
@@ -80,7 +81,7 @@ export class CheckRunner extends EventEmitter {
     const { maxAttempts, options } = checkDefinition(def, this.#defaults);
     if (this.#entries.has(def.id)) throw new TypeError(`add: a check with id ${JSON.stringify(def.id)} exists already`);
     const entry: Entry = {
-      def: { ...def, maxAttempts }, options, gridAt: 0, nextAt: 0, attempt: 1,
+      def: { ...def, maxAttempts }, options: { ...options, signal: this.#stopAbort.signal }, gridAt: 0, nextAt: 0, attempt: 1,
       running: false, queued: false, removed: false, inHeap: false, last: null, lastStateChangeAt: null,
     };
     this.#entries.set(def.id, entry);
@@ -224,7 +225,7 @@ export class CheckRunner extends EventEmitter {
     const startedAt = this.#clock.now();
     let result: CheckResult;
     try {
-      result = await runCheck(entry.def.command, { ...entry.options, signal: this.#stopAbort.signal });
+      result = await runCheck(entry.def.command, entry.options);
     } catch (err) {
       // Only bad options get here (runCheck turns all else into results).
       result = {
@@ -242,8 +243,15 @@ export class CheckRunner extends EventEmitter {
     const maxAttempts = entry.def.maxAttempts ?? 1;
     const wasRetry = entry.attempt > 1 && entry.nextAt !== entry.gridAt;
     const soft = result.state !== 0 && entry.attempt < maxAttempts;
+    // Spelled out rather than spread: one hidden class for every result
+    // (a spread of results built in different places was ~4 % of the loop).
     const run: CheckRunResult = {
-      ...result, id: entry.def.id, attempt: entry.attempt, maxAttempts, stateType: soft ? 'SOFT' : 'HARD',
+      state: result.state, stateName: result.stateName, output: result.output, longOutput: result.longOutput,
+      perfdata: result.perfdata, perfdataErrors: result.perfdataErrors, exitCode: result.exitCode,
+      signal: result.signal, timedOut: result.timedOut, truncated: result.truncated, durationMs: result.durationMs,
+      rusage: result.rusage, stderr: result.stderr, command: result.command, viaShell: result.viaShell,
+      spawnError: result.spawnError,
+      id: entry.def.id, attempt: entry.attempt, maxAttempts, stateType: soft ? 'SOFT' : 'HARD',
       scheduledAt, startedAt, finishedAt, latencyMs: startedAt - scheduledAt,
     };
     this.#record(run);

@@ -188,7 +188,8 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   const exceeded = overflowed === 0 ? null : overflowed & 1 ? 'stdout' : 'stderr';
 
   const result: ExecResult = {
-    ...status,
+    pid: status.pid, exitCode: status.exitCode, signal: status.signal, timedOut: status.timedOut,
+    aborted: status.aborted, durationMs: status.durationMs, rusage: status.rusage,
     stdout: output(outcome.stdout, encoding),
     stderr: output(outcome.stderr, encoding),
     command,
