@@ -87,11 +87,12 @@ export interface NativeBinding {
   abandon(watch: NativeWatch): void;
   /**
    * Starts this environment's executor thread (a second call does nothing).
-   * `onResults(numbers, outputs, room)`: job i of the batch has its
-   * EXEC_RESULT_FIELDS numbers (see ExecField) at numbers[i *
-   * EXEC_RESULT_FIELDS...] and its stdout, stderr (undefined where not
-   * captured) at outputs[2 * i], outputs[2 * i + 1]; `room`: a refused
-   * submit may be retried.
+   * `onResults(numbers, outputs, room)`: a batch of outputs.length / 2
+   * jobs; job i has its EXEC_RESULT_FIELDS numbers (see ExecField) at
+   * numbers[i * EXEC_RESULT_FIELDS...] and its stdout, stderr (undefined
+   * where not captured) at outputs[2 * i], outputs[2 * i + 1]. `numbers`
+   * is one array reused for every batch: valid during the call only.
+   * `room`: a refused submit may be retried.
    */
   execInit(onResults: ExecResultsCallback): void;
   /**

@@ -69,6 +69,29 @@ describe('executor', () => {
     expect(await waitFor(() => childProcesses().length === 0, 3000)).toBe(true);
   }, 60_000);
 
+  it('one wake-up carrying hundreds of results (the event loop was held meanwhile): each is its own child\'s', async () => {
+    // The addon hands a batch's numbers over in one reused Float64Array that
+    // grows past 64 jobs: hold the loop while 400 execs finish, so that
+    // they come back together, then check every field against its child.
+    const N = 400;
+    const jobs = Array.from({ length: N }, (_, i) => {
+      const token = `b${i}-${Math.random().toString(36).slice(2)}`;
+      return { token, p: exec(['sh', '-c', `echo ${token}; echo e${i} >&2; exit ${i % 7}`], { reject: false }) };
+    });
+    const held = new Int32Array(new SharedArrayBuffer(4));
+    for (let waited = 0; executorStats().running + executorStats().queued > 0 && waited < 10_000; waited += 100) {
+      Atomics.wait(held, 0, 0, 100); // the event loop does nothing meanwhile
+    }
+    expect(executorStats()).toMatchObject({ queued: 0, running: 0 });
+    const results = await Promise.all(jobs.map((j) => j.p));
+    for (const [i, j] of jobs.entries()) {
+      expect([results[i].stdout, results[i].stderr, results[i].exitCode, results[i].signal]).toEqual([`${j.token}\n`, `e${i}\n`, i % 7, null]);
+      expect(results[i].pid).toBeGreaterThan(0);
+      expect(results[i].durationMs).toBeGreaterThan(0);
+    }
+    expect(new Set(results.map((r) => r.pid)).size).toBe(N);
+  }, 60_000);
+
   it('input larger than the pipe buffer while the child writes a lot back: no deadlock', async () => {
     const input = Buffer.alloc(8 << 20, 'abcdefgh');
     const r = await execFile('cat', [], { input, encoding: 'buffer', maxBuffer: 16 << 20 });

@@ -46,7 +46,9 @@ let retryAt = 0;
 const RETRY_MS = 1000;
 
 function onResults(numbers: Float64Array, outputs: unknown[], room: boolean): void {
-  for (let at = 0; at < numbers.length; at += EXEC_RESULT_FIELDS) {
+  // numbers is reused by the addon: read now, never kept.
+  const end = (outputs.length / 2) * EXEC_RESULT_FIELDS;
+  for (let at = 0; at < end; at += EXEC_RESULT_FIELDS) {
     const id = numbers[at + ExecField.Id];
     const settle = inFlight.get(id);
     if (settle === undefined) continue;
