@@ -106,8 +106,9 @@ function checkMs(value: unknown, option: string): number {
 // small `new Int32Array(6)` on its own heap and must move it out to a fresh
 // ArrayBuffer the first time native code reads it (~2-3 % of the event
 // loop's time per exec). Slots are never reused; a block lives as long as
-// one of its views does.
-const STDIO_BLOCK = 1024; // arrays per block
+// one of its views does (a Subprocess keeps its options: small blocks, so
+// that a long-lived child pins 1.5 KiB at most).
+const STDIO_BLOCK = 64; // arrays per block
 let stdioBlock: ArrayBuffer | null = null;
 let stdioNext = 0;
 function stdioArray(): Int32Array {
