@@ -17,6 +17,7 @@
         "native/env-snapshot.c",
         "native/executor-request.cc",
         "native/executor-addon.cc",
+        "native/executor-results.cc",
         "native/addon.cc"
       ],
       "include_dirs": [
