@@ -1,0 +1,241 @@
+// What an outside review did to `noshell gearman-worker` (issue 17), done
+// again from outside: huge payloads, 200,000 spaces of stderr, a gearmand
+// that floods status jobs and stops reading, 1,100 idle metrics connections
+// under `ulimit -n 1024`, and starting it as root. Each is checked for what
+// an operator sees: the worker alive, results delivered, memory and fds bounded.
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPayloadCodec } from '../src/gearman/crypto';
+import { formatJob } from '../src/gearman/job-payload';
+import { DEFAULT_MAX_BODY, PacketType as T } from '../src/gearman/packet';
+import { trimCSpace } from '../src/gearman/run-job';
+import { freePort, waitUntil } from './fixtures/gearman/harness';
+import { HostileGearmand } from './fixtures/gearman/hostile-gearmand';
+import { CLI, WorkerProcess } from './fixtures/gearman/worker-process';
+import { isRoot, NOBODY, unprivilegedPackage } from './unprivileged';
+
+const KEY = 'hardening-key';
+const codec = createPayloadCodec({ key: KEY });
+let tmp = '';
+let srv: HostileGearmand | null = null;
+let worker: WorkerProcess | null = null;
+
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-hardening-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(async () => {
+  await worker?.dispose();
+  worker = null;
+  await srv?.close();
+  srv = null;
+});
+
+function hostJob(command: string, extra: Record<string, string> = {}): string {
+  return formatJob({ type: 'host', hostName: 'h', commandLine: command, extra });
+}
+
+function results(s: HostileGearmand): string[] {
+  return s.results.map((r) => codec.decode(r.data));
+}
+
+async function startAgainst(mode: ConstructorParameters<typeof HostileGearmand>[0], args: string[] = []): Promise<HostileGearmand> {
+  srv = new HostileGearmand(mode);
+  const address = await srv.listen();
+  const logfile = path.join(tmp, `worker-${Date.now()}-${Math.random()}.log`);
+  worker = new WorkerProcess([`--server=${address}`, `--key=${KEY}`, '--hosts', '--identifier=hard', ...args], logfile);
+  const s = srv;
+  await waitUntil(() => s.count(T.CAN_DO) > 0, 10_000, 'the worker to announce its queues');
+  return s;
+}
+
+describe('job payloads at every size up to the packet limit', () => {
+  it('a 5 MiB job payload no longer kills the worker: valid ones run, invalid ones get WORK_FAIL, the worker lives', async () => {
+    const s = await startAgainst('normal', ['--max-worker=2']);
+    const MiB = 1024 * 1024;
+    const sizes = [1024, MiB, 4.35 * MiB, 5 * MiB, 8 * MiB, DEFAULT_MAX_BODY - 4096].map(Math.floor);
+    const valid: string[] = [];
+    const invalid: string[] = [];
+    for (const size of sizes) {
+      // Base64 of AES blocks grows the text by 4/3: pad the job to land near `size`.
+      const pad = 'p'.repeat(Math.max(0, Math.floor((size * 3) / 4) - 200));
+      const payload = codec.encode(hostJob('/bin/true', { x_pad: pad }));
+      expect(payload.length).toBeLessThan(DEFAULT_MAX_BODY - 64);
+      valid.push(s.queue('host', payload));
+      // Not base64: the last character, or a length that is not a multiple of 4.
+      invalid.push(s.queue('host', `${'A'.repeat(size - 1)}!`));
+      invalid.push(s.queue('host', 'A'.repeat(size - (size % 4) + 1)));
+    }
+    await waitUntil(() => s.results.length === valid.length && s.failed.size === invalid.length, 120_000, 'every job answered');
+    expect(worker!.alive).toBe(true);
+    expect([...s.failed].sort()).toEqual([...invalid].sort());
+    expect(results(s).every((r) => r.includes('return_code=0'))).toBe(true);
+    expect(worker!.log()).toMatch(/payload is not valid base64 .*; WORK_FAIL/);
+    // The payloads are gone once answered: memory does not hold on to them.
+    const rssMb = worker!.statusKb('VmRSS') / 1024;
+    console.log(`worker RSS after ${sizes.length * 3} jobs up to ${sizes.at(-1)} bytes: ${rssMb.toFixed(0)} MB, peak ${(worker!.statusKb('VmHWM') / 1024).toFixed(0)} MB`);
+    expect(rssMb).toBeLessThan(400);
+  }, 180_000);
+
+  it('a packet over the size limit costs the connection, not the worker, which reconnects and goes on', async () => {
+    const s = await startAgainst('normal');
+    s.assignUnasked('host', Buffer.alloc(DEFAULT_MAX_BODY + 1, 0x41));
+    await waitUntil(() => s.workers.length >= 2, 10_000, 'a second worker connection');
+    const handle = s.queue('host', codec.encode(hostJob('/bin/true')));
+    await waitUntil(() => s.results.length === 1, 10_000, 'the next job run');
+    expect(s.completed.has(handle)).toBe(true);
+    expect(worker!.alive).toBe(true);
+    expect(worker!.log()).toMatch(/larger than|too large|exceeds/i);
+  });
+});
+
+describe('plugin stderr', () => {
+  it('trimCSpace cuts exactly C white space from both ends', () => {
+    expect(trimCSpace(' \t\n\v\f\rx y\r\f\v\n\t ')).toBe('x y');
+    expect(trimCSpace('\u00a0x\u00a0')).toBe('\u00a0x\u00a0'); // isspace() in the C locale: ASCII only
+    expect(trimCSpace('      ')).toBe('');
+    expect(trimCSpace('')).toBe('');
+    const inner = `x${' '.repeat(200_000)}x`;
+    expect(trimCSpace(`  ${inner}  `)).toBe(inner);
+  });
+
+  it('trimming 200,000 spaces of stderr no longer freezes the worker (1 MiB of them: result in seconds)', async () => {
+    const plugin = path.join(tmp, 'spaces.sh');
+    writeFileSync(plugin, "#!/bin/sh\nprintf x >&2\nhead -c 1048576 /dev/zero | tr '\\000' ' ' >&2\nprintf x >&2\necho ok\n");
+    chmodSync(plugin, 0o755);
+    const s = await startAgainst('normal');
+    const t0 = performance.now();
+    s.queue('host', codec.encode(hostJob(plugin)));
+    s.queue('host', codec.encode(hostJob('/bin/true')));
+    await waitUntil(() => s.results.length === 2, 60_000, 'both results');
+    const ms = performance.now() - t0;
+    console.log(`1 MiB of inner stderr spaces: both results after ${ms.toFixed(0)} ms`);
+    const r = results(s).find((x) => x.includes('output=ok'))!;
+    // Compared as a boolean: a failing diff of two 1 MiB strings takes vitest minutes.
+    expect(r.includes(`output=ok\\n\\n[x${' '.repeat(1_048_576)}x] \n`)).toBe(true);
+    // Quadratic, this took minutes (15.6 s for 200,000 spaces).
+    expect(ms).toBeLessThan(20_000);
+  }, 90_000);
+});
+
+describe('a gearmand that stops reading', () => {
+  it('status-queue answers respect backpressure: a flood of 12,000 status jobs keeps the worker small', async () => {
+    const s = await startAgainst('normal', ['--max-worker=4']);
+    await waitUntil(() => s.count(T.GRAB_JOB_UNIQ) + s.count(T.PRE_SLEEP) > 0, 5000, 'a grab');
+    const before = worker!.statusKb('VmRSS');
+    s.stopReading();
+    // Each answer is 64 KiB (the C worker pads it): 12,000 of them are 786 MB.
+    for (let i = 0; i < 12_000; i++) s.assignUnasked('worker_hard', '');
+    await new Promise((r) => setTimeout(r, 3000));
+    const peakMb = worker!.statusKb('VmHWM') / 1024;
+    console.log(`status flood: RSS before ${(before / 1024).toFixed(0)} MB, peak ${peakMb.toFixed(0)} MB`);
+    expect(worker!.alive).toBe(true);
+    expect(peakMb).toBeLessThan(before / 1024 + 120);
+    expect(worker!.log()).toMatch(/does not read/);
+    // It dropped that connection and serves a new one.
+    const handle = s.queue('host', codec.encode(hostJob('/bin/true')));
+    await waitUntil(() => s.completed.has(handle), 15_000, 'a job on the new connection');
+  }, 60_000);
+});
+
+/** Opens `n` TCP connections that never send a byte; closes them on dispose. */
+async function idleConnections(port: number, n: number): Promise<net.Socket[]> {
+  const socks: net.Socket[] = [];
+  await Promise.all(Array.from({ length: n }, () => new Promise<void>((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port }, () => resolve());
+    s.on('error', () => resolve());
+    s.on('close', () => resolve());
+    socks.push(s);
+  })));
+  return socks;
+}
+
+function scrape(port: number): Promise<number> {
+  return new Promise((resolve) => {
+    http.get({ host: '127.0.0.1', port, path: '/metrics', agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    }).on('error', () => resolve(0));
+  });
+}
+
+describe('the /metrics server under a connection flood', () => {
+  it('1,100 idle metrics connections under ulimit -n 1024: jobs still run, fds stay bounded, scrapes work again', async () => {
+    const port = await freePort();
+    srv = new HostileGearmand('normal');
+    const address = await srv.listen();
+    worker = new WorkerProcess([`--server=${address}`, `--key=${KEY}`, '--hosts', '--identifier=fd', `--prometheus_server=127.0.0.1:${port}`],
+      path.join(tmp, 'fd.log'), ['prlimit', '--nofile=1024:1024']);
+    const s = srv;
+    await waitUntil(() => s.count(T.CAN_DO) > 0, 10_000, 'the worker');
+    await waitUntil(async () => (await scrape(port)) === 200, 10_000, 'metrics');
+    const socks = await idleConnections(port, 1100);
+    try {
+      const fds = worker.openFds();
+      expect(fds).toBeLessThan(200);
+      for (let i = 0; i < 10; i++) s.queue('host', codec.encode(hostJob('/bin/true')));
+      await waitUntil(() => s.results.length === 10, 20_000, '10 results');
+      for (const r of results(s)) expect(r).toContain('return_code=0');
+      // Idle connections are closed after the header timeout (5 s): a scraper gets through again.
+      await waitUntil(async () => (await scrape(port)) === 200, 15_000, 'a scrape after the idle ones are dropped');
+      console.log(`1,100 idle connections: worker held ${fds} fds`);
+    } finally {
+      for (const c of socks) c.destroy();
+    }
+  }, 60_000);
+
+  it('noshell run under ulimit -n 1024 with 1,100 idle metrics connections: checks stay OK, not UNKNOWN "spawn EMFILE"', async () => {
+    const port = await freePort();
+    const file = path.join(tmp, 'checks.json');
+    writeFileSync(file, JSON.stringify({ checks: [{ id: 'true', command: ['/bin/true'], interval: '200ms', ...(isRoot ? {} : {}) }] }));
+    const run = spawn('prlimit', ['--nofile=1024:1024', process.execPath, CLI, 'run', file, '--metrics-port', String(port), ...(isRoot ? ['--allow-root'] : [])],
+      { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    run.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    try {
+      await waitUntil(async () => (await scrape(port)) === 200, 10_000, 'noshell run metrics');
+      const socks = await idleConnections(port, 1100);
+      try {
+        const seen = out.length;
+        await new Promise((r) => setTimeout(r, 2000));
+        const lines = out.slice(seen).split('\n').filter((l) => l.startsWith('{'));
+        expect(lines.length).toBeGreaterThan(3);
+        for (const l of lines) expect(JSON.parse(l)).toMatchObject({ stateName: 'OK' });
+      } finally {
+        for (const c of socks) c.destroy();
+      }
+    } finally {
+      run.kill('SIGTERM');
+      await new Promise((r) => run.once('exit', r));
+    }
+  }, 60_000);
+});
+
+describe('root', () => {
+  it.runIf(isRoot)('refuses to run plugins as root without --allow-root (exit 2, says why)', () => {
+    const r = spawnSync(process.execPath, [CLI, 'gearman-worker', '--server=127.0.0.1:1', '--encryption=no'], { encoding: 'utf8', timeout: 10_000 });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/refusing to run as root.*--allow-root/s);
+  });
+
+  it.runIf(isRoot)('runs as an unprivileged user without --allow-root', async () => {
+    const cli = path.join(path.dirname(unprivilegedPackage()), 'cli.js');
+    // It dials a port with nothing on it until the SIGTERM, which it takes as a stop.
+    const proc = spawn('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, cli, 'gearman-worker',
+      '--server=127.0.0.1:1', '--encryption=no'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    proc.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+    await waitUntil(() => stderr.includes('serving') || proc.exitCode !== null, 10_000, 'the worker to start');
+    proc.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).not.toMatch(/refusing/);
+    expect(stderr).toMatch(/serving host, service, eventhandler, notification/);
+    expect(stderr).toMatch(/SIGTERM: stopping/);
+  });
+});

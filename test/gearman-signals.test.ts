@@ -1,0 +1,146 @@
+// Signals an operator's tools send `noshell gearman-worker` while jobs run:
+// logrotate's daily SIGHUP (reload, reopen the log), a supervisor's SIGTERM
+// and the impatient second one, and a storm of all of them. The worker must
+// live through SIGHUP, finish what runs, deliver every result and leave no
+// plugin behind.
+import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPayloadCodec } from '../src/gearman/crypto';
+import { formatJob } from '../src/gearman/job-payload';
+import { PacketType as T } from '../src/gearman/packet';
+import { waitUntil } from './fixtures/gearman/harness';
+import { HostileGearmand } from './fixtures/gearman/hostile-gearmand';
+import { WorkerProcess } from './fixtures/gearman/worker-process';
+import { isAlive } from './helpers';
+
+const KEY = 'signals-key';
+const codec = createPayloadCodec({ key: KEY });
+let tmp = '';
+let plugin = '';
+let srv: HostileGearmand | null = null;
+let worker: WorkerProcess | null = null;
+
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-signals-'));
+  // Writes its pid where the test can look for it afterwards (an orphan would still be there).
+  plugin = path.join(tmp, 'slow.sh');
+  writeFileSync(plugin, '#!/bin/sh\necho $$ >> "$1"\nsleep "$2"\necho "slept $2"\n');
+  chmodSync(plugin, 0o755);
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(async () => {
+  await worker?.dispose();
+  worker = null;
+  await srv?.close();
+  srv = null;
+});
+
+function job(pidfile: string, seconds: number, type: 'host' | 'service' = 'service'): string {
+  return codec.encode(formatJob({ type, hostName: 'h', serviceDescription: type === 'service' ? 's' : undefined, commandLine: `${plugin} ${pidfile} ${seconds}` }));
+}
+
+function pids(file: string): number[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map(Number) : [];
+}
+
+function conf(file: string, lines: Record<string, string | number>): void {
+  writeFileSync(file, Object.entries(lines).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
+}
+
+/** A scripted gearmand, and a worker whose config file names it and holds `lines`. */
+async function start(confFile: string, logfile: string, lines: Record<string, string | number>): Promise<HostileGearmand> {
+  srv = new HostileGearmand('normal');
+  conf(confFile, { server: await srv.listen(), key: KEY, ...lines });
+  worker = new WorkerProcess([`--config=${confFile}`], logfile);
+  const s = srv;
+  await waitUntil(() => s.count(T.CAN_DO) > 0, 10_000, 'the worker to announce its queues');
+  return s;
+}
+
+describe('noshell gearman-worker and signals', () => {
+  it('SIGHUP with a job running: reloads the config (queues, identifier, max-worker), reopens the rotated log, the job\'s result arrives', async () => {
+    const cfg = path.join(tmp, 'hup.conf');
+    const log = path.join(tmp, 'hup.log');
+    const pidfile = path.join(tmp, 'hup.pids');
+    srv = new HostileGearmand('normal');
+    const address = await srv.listen();
+    conf(cfg, { server: address, key: KEY, identifier: 'hup1', services: 'yes', 'max-worker': 2 });
+    worker = new WorkerProcess([`--config=${cfg}`], log);
+    const s = srv;
+    await waitUntil(() => s.count(T.CAN_DO) > 0, 10_000, 'CAN_DO');
+    expect(s.abilities().sort()).toEqual(['service', 'worker_hup1']);
+    s.queue('service', job(pidfile, 1.5));
+    await waitUntil(() => pids(pidfile).length === 1, 10_000, 'the plugin to start');
+    // logrotate: move the log away, then signal (its postrotate runs systemctl condreload → SIGHUP).
+    renameSync(log, `${log}.1`);
+    conf(cfg, { server: address, key: KEY, identifier: 'hup2', services: 'yes', hosts: 'yes', 'max-worker': 3 });
+    worker.signal('SIGHUP');
+    await waitUntil(() => existsSync(log) && readFileSync(log, 'utf8').includes('reconfigured'), 10_000, 'the reload in the new log');
+    expect(worker.alive).toBe(true);
+    expect(readFileSync(log, 'utf8')).toMatch(/reconfigured: identifier, queues, maxWorker changed; 1 jobs running go on/);
+    await waitUntil(() => s.abilities().includes('worker_hup2'), 5000, 'the new abilities');
+    expect(s.abilities().sort()).toEqual(['host', 'service', 'worker_hup2']);
+    await waitUntil(() => s.results.length === 1, 10_000, 'the running job\'s result');
+    expect(codec.decode(s.results[0].data)).toMatch(/return_code=0\n[^]*output=slept 1.5/);
+    // The old file got no more lines after the rotation's SIGHUP.
+    expect(readFileSync(`${log}.1`, 'utf8')).not.toMatch(/reconfigured/);
+    // A config that no longer loads is logged; the worker runs on as it was.
+    writeFileSync(cfg, 'server=\nbogus_option=1\n');
+    worker.signal('SIGHUP');
+    await waitUntil(() => readFileSync(log, 'utf8').includes('reload failed'), 5000, 'the failed reload logged');
+    s.queue('host', job(pidfile, 0, 'host'));
+    await waitUntil(() => s.results.length === 2, 10_000, 'a job after the failed reload');
+    expect(worker.alive).toBe(true);
+  }, 60_000);
+
+  it('a second SIGTERM (and a SIGINT) while stopping are absorbed: running jobs finish, results are sent, exit 0, no orphan', async () => {
+    const cfg = path.join(tmp, 'term.conf');
+    const pidfile = path.join(tmp, 'term.pids');
+    const s = await start(cfg, path.join(tmp, 'term.log'), { identifier: 'term', services: 'yes', 'max-worker': 3 });
+    for (let i = 0; i < 3; i++) s.queue('service', job(pidfile, 1.5));
+    await waitUntil(() => pids(pidfile).length === 3, 10_000, 'three plugins running');
+    worker!.signal('SIGTERM');
+    await new Promise((r) => setTimeout(r, 100));
+    worker!.signal('SIGTERM');
+    worker!.signal('SIGINT');
+    worker!.signal('SIGHUP');
+    const { code, signal } = await worker!.exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(s.results.length).toBe(3);
+    for (const r of s.results) expect(codec.decode(r.data)).toMatch(/return_code=0\n[^]*output=slept 1.5/);
+    for (const pid of pids(pidfile)) expect(isAlive(pid)).toBe(false);
+    const log = worker!.log();
+    expect(log).toMatch(/SIGTERM: already stopping/);
+    expect(log).toMatch(/SIGINT: already stopping/);
+    expect(log).toMatch(/SIGHUP while stopping: ignored/);
+  }, 60_000);
+
+  it('a SIGHUP/SIGTERM storm while jobs run: alive through 30 SIGHUPs, every result delivered, no orphan, memory bounded', async () => {
+    const cfg = path.join(tmp, 'storm.conf');
+    const pidfile = path.join(tmp, 'storm.pids');
+    const s = await start(cfg, path.join(tmp, 'storm.log'), { identifier: 'storm', services: 'yes', 'max-worker': 4 });
+    const rss0 = worker!.statusKb('VmRSS');
+    for (let i = 0; i < 12; i++) s.queue('service', job(pidfile, 0.3));
+    for (let i = 0; i < 30; i++) {
+      worker!.signal('SIGHUP');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(worker!.alive).toBe(true);
+    await waitUntil(() => s.results.length === 12, 20_000, '12 results through the SIGHUPs');
+    for (let i = 0; i < 4; i++) s.queue('service', job(pidfile, 1));
+    await waitUntil(() => pids(pidfile).length === 16, 10_000, 'four more running');
+    const rss1 = worker!.statusKb('VmRSS');
+    for (let i = 0; i < 10; i++) {
+      worker!.signal(i % 2 === 0 ? 'SIGTERM' : 'SIGHUP');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const { code } = await worker!.exited;
+    expect(code).toBe(0);
+    expect(s.results.length).toBe(16);
+    for (const pid of pids(pidfile)) expect(isAlive(pid)).toBe(false);
+    console.log(`storm: RSS ${(rss0 / 1024).toFixed(0)} MB at start, ${(rss1 / 1024).toFixed(0)} MB after 30 reloads and 12 jobs`);
+    expect(rss1 - rss0).toBeLessThan(60 * 1024);
+  }, 60_000);
+});
