@@ -129,7 +129,9 @@ describe('exec', () => {
     // Nothing to run is bad input, with or without a shell.
     await expect(exec('   ')).rejects.toThrow(TypeError);
     await expect(exec('A=1', { shell: 'auto' })).rejects.toThrow(/runs no program/);
-    await expect(exec('echo $HOME')).rejects.toMatchObject({ reasons: ['variable'] });
+    await expect(exec('cat $HOME')).rejects.toMatchObject({ reasons: ['variable'] });
+    // dash runs its own echo, not /bin/echo: that needs the shell too.
+    await expect(exec('echo "a\\nb"')).rejects.toMatchObject({ reasons: ['builtin'] });
   });
 
   it("shell: 'auto' uses /bin/sh only when needed; true always", async () => {

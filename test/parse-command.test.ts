@@ -3,13 +3,14 @@
 // checks exactly that against the real /bin/sh (dash on Debian): a tiny C
 // program, reachable under any command name through symlinks on PATH, prints
 // the argv and environment it was started with.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCommand, type ParsedCommand } from '../src/command/parse-command';
+import { exec, ShellSyntaxError } from '../src/index';
 import { REASON_NAMES } from '../src/command/shell-syntax';
 
 const PRINTER_C = `
@@ -25,10 +26,14 @@ int main(int argc, char **argv) {
 }
 `;
 
-// Names dash runs itself even though parseCommand accepts them: its echo,
-// printf, test, kill, pwd, true and false do the job of the programs of the
-// same name, so the printer cannot stand in for them.
-const DASH_OWN = new Set(['echo', 'printf', 'test', '[', 'kill', 'pwd', 'true', 'false']);
+// Every name Debian's dash runs as a built-in (its src/builtins.def.in, less
+// `fc` and `cat`, which it is built without). parseCommand must refuse them
+// all: dash never searches PATH for these, so the printer linked under such a
+// name would not run, and the comparison with /bin/sh fails for any accepted.
+const DASH_BUILTINS = ['break', ':', '.', 'continue', 'eval', 'exec', 'exit', 'export', 'readonly',
+  'return', 'set', 'shift', 'times', 'trap', 'unset', 'local', 'cd', 'chdir', 'alias', 'unalias',
+  'umask', 'ulimit', 'wait', 'jobs', 'fg', 'bg', 'command', 'getopts', 'read', 'hash', 'type',
+  'echo', 'printf', 'test', '[', 'kill', 'pwd', 'true', 'false'];
 
 const SHELL_HOME = '/nonexistent-home';
 let tmp = '';
@@ -88,7 +93,7 @@ function matchesShell(command: string, parsed: ParsedCommand): boolean {
   const name = parsed.argv[0];
   if (name !== printer) {
     if (name === undefined || name === '' || name === '.' || name === '..' || name.includes('/') ||
-        Buffer.byteLength(name) > 255 || DASH_OWN.has(name) || 'PATH' in parsed.env) {
+        Buffer.byteLength(name) > 255 || 'PATH' in parsed.env) {
       return false;
     }
     const link = path.join(binDir, name);
@@ -108,8 +113,8 @@ function matchesShell(command: string, parsed: ParsedCommand): boolean {
 function accepted(command: string, argv: string[], env: Record<string, string> = {}): void {
   const parsed = parseCommand(command);
   expect(parsed).toEqual({ argv, env, needsShell: false, reasons: [] });
-  // A path, an empty name or one of dash's own commands cannot be swapped for the printer.
-  const comparable = argv[0] === printer || (argv[0] !== '' && !argv[0].includes('/') && !DASH_OWN.has(argv[0]));
+  // A path or an empty name cannot be swapped for the printer.
+  const comparable = argv[0] === printer || (argv[0] !== '' && !argv[0].includes('/'));
   expect(matchesShell(command, parsed)).toBe(comparable);
 }
 
@@ -149,7 +154,7 @@ describe('parseCommand: what it accepts is what /bin/sh runs', () => {
     accepted("cmd 'a'\"b\"c", ['cmd', 'abc']);
     accepted('cmd "" \'\'', ['cmd', '', '']);
     accepted("cmd ''x'' \"\"y", ['cmd', 'x', 'y']);
-    accepted("echo \"it's\"", ['echo', "it's"]);
+    accepted("cmd \"it's\"", ['cmd', "it's"]);
     accepted("cmd 'it'\\''s'", ['cmd', "it's"]);
     accepted(' \tcmd \t a\t\tb  ', ['cmd', 'a', 'b']);
   });
@@ -220,17 +225,17 @@ describe('parseCommand: what it accepts is what /bin/sh runs', () => {
 
 describe('parseCommand: what needs a shell', () => {
   it('names each construct once, in a fixed order', () => {
-    refused('echo $HOME', ['variable']);
+    refused('cmd $HOME', ['variable']);
     refused('a | b', ['pipe']);
     refused('a || b', ['command list']);
     refused('a && b; c & d', ['command list']);
     refused('a > b 2>&1 >> c < d << e <<- f >| g <> h <&0', ['redirection']);
     refused('a\nb', ['newline']);
     refused('cmd\n', ['newline']);
-    refused('echo ${HOME} $1 $@ $* $# $? $$ $! $- $ $\'x\' "$"', ['variable']);
-    refused('echo "a $x"', ['variable']);
-    refused('echo $(date) `date` "`date`" "$(date)"', ['command substitution']);
-    refused('echo $((1 + 2))', ['arithmetic']);
+    refused('cmd ${HOME} $1 $@ $* $# $? $$ $! $- $ $\'x\' "$"', ['variable']);
+    refused('cmd "a $x"', ['variable']);
+    refused('cmd $(date) `date` "`date`" "$(date)"', ['command substitution']);
+    refused('cmd $((1 + 2))', ['arithmetic']);
     refused('ls *.txt', ['glob']);
     refused('ls a? [ab]', ['glob']);
     refused('ls ~ ~root/x', ['tilde']);
@@ -245,24 +250,24 @@ describe('parseCommand: what needs a shell', () => {
     refused("'abc", ['unbalanced quote']);
     refused('"abc', ['unbalanced quote']);
     refused('"abc\\"', ['unbalanced quote']);
-    refused('echo `date', ['command substitution', 'unbalanced quote']);
+    refused('cmd `date', ['command substitution', 'unbalanced quote']);
     refused('cmd a\\', ['trailing backslash']);
     refused('cmd a\rb', ['control character']);
     refused('cmd \\\x07', ['control character']);
     refused('cmd a\u0085', ['control character']);
     refused('cd /tmp', ['builtin']);
-    refused('if true', ['reserved word']);
+    refused('if x', ['reserved word']);
     refused('', ['empty command']);
     refused(' \t ', ['empty command']);
     refused('A=1 B=2', ['empty command']);
     refused('# only a comment', ['comment', 'empty command']);
-    refused('cat *.log | grep -v x > out; echo $? &', ['pipe', 'redirection', 'command list', 'variable', 'glob']);
+    refused('cat *.log | grep -v x > out; wc $? &', ['pipe', 'redirection', 'command list', 'variable', 'glob']);
   });
 
   it('does not report what sits inside $(…), ${…} and backquotes', () => {
-    refused('echo $(ls | wc -l > x; (a))', ['command substitution']);
-    refused('echo ${x:-{}} "$(a ")")"', ['variable', 'command substitution']);
-    refused('echo `ls | *`', ['command substitution']);
+    refused('cmd $(ls | wc -l > x; (a))', ['command substitution']);
+    refused('cmd ${x:-{}} "$(a ")")"', ['variable', 'command substitution']);
+    refused('cmd `ls | *`', ['command substitution']);
   });
 
   it('keeps quoted and double-quoted metacharacters literal', () => {
@@ -273,11 +278,7 @@ describe('parseCommand: what needs a shell', () => {
 
   const reserved = ['if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while',
     'until', 'for', 'in', 'function', 'select', 'time', ']]'];
-  const builtins = ['break', ':', '.', 'continue', 'eval', 'exec', 'exit', 'export', 'readonly',
-    'return', 'set', 'shift', 'times', 'trap', 'unset', 'cd', 'chdir', 'alias', 'unalias', 'umask',
-    'ulimit', 'wait', 'jobs', 'fg', 'bg', 'command', 'getopts', 'read', 'hash', 'type', 'local'];
-
-  it('refuses reserved words and shell-changing builtins as the command word', () => {
+  it('refuses reserved words and dash built-ins as the command word', () => {
     for (const w of reserved) {
       refused(`${w} x`, ['reserved word']);
       refused(`A=1 '${w}' x`, ['reserved word']);
@@ -287,9 +288,9 @@ describe('parseCommand: what needs a shell', () => {
     accepted("'{' x", ['{', 'x']);
     accepted("'}' x", ['}', 'x']);
     accepted("'!' x", ['!', 'x']);
-    for (const w of builtins) {
-      refused(`${w} x`, ['builtin']);
+    for (const w of DASH_BUILTINS) {
       refused(`A=1 "${w}"`, ['builtin']);
+      refused(`'${w}' x`, ['builtin']);
     }
     // Only the command word matters.
     accepted('cmd if cd exit', ['cmd', 'if', 'cd', 'exit']);
@@ -298,6 +299,93 @@ describe('parseCommand: what needs a shell', () => {
   it('checks the first word of every command, best effort', () => {
     expect(parseCommand('a; cd x').reasons).toEqual(['command list', 'builtin']);
     expect(parseCommand('a | if x').reasons).toEqual(['pipe', 'reserved word']);
+  });
+});
+
+/** What /bin/sh -c makes of a command, in the environment exec gives its children. */
+function shellResult(command: string): { stdout: string; stderr: string; exitCode: number | null } {
+  const r = spawnSync('/bin/sh', ['-c', '--', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000 });
+  return { stdout: r.stdout, stderr: r.stderr, exitCode: r.status };
+}
+
+async function execResult(command: string): Promise<{ stdout: string; stderr: string; exitCode: number | null }> {
+  const r = await exec(command, { shell: 'auto', reject: false });
+  expect(r.viaShell).toBe(true);
+  return { stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode };
+}
+
+// Issue 17 item 9: these were accepted and ran /usr/bin's program, which
+// does something else than the built-in dash runs for `sh -c`.
+describe('parseCommand: dash built-ins are not the programs of the same name', () => {
+  it('echo "a\\nb": dash\'s echo expands the escape, /bin/echo does not', async () => {
+    const command = 'echo "a\\nb"';
+    const parsed = parseCommand(command);
+    expect(parsed.needsShell).toBe(true);
+    expect(parsed.reasons).toContain('builtin');
+    await expect(exec(command)).rejects.toBeInstanceOf(ShellSyntaxError);
+    const sh = shellResult(command);
+    expect(sh).toEqual({ stdout: 'a\nb\n', stderr: '', exitCode: 0 });
+    expect(await execResult(command)).toEqual(sh);
+  });
+
+  it('printf -w 80: dash\'s printf refuses the option, /usr/bin/printf prints it', async () => {
+    const command = 'printf -w 80';
+    expect(parseCommand(command).reasons).toEqual(['builtin']);
+    const sh = shellResult(command);
+    expect(sh.exitCode).toBe(2);
+    expect(await execResult(command)).toEqual(sh);
+  });
+
+  it('true --help: dash\'s true prints nothing, /bin/true prints its usage', async () => {
+    const command = 'true --help';
+    expect(parseCommand(command).reasons).toEqual(['builtin']);
+    const sh = shellResult(command);
+    expect(sh).toEqual({ stdout: '', stderr: '', exitCode: 0 });
+    expect(await execResult(command)).toEqual(sh);
+    // Not even bare, or after assignments: PATH decides which `true` a program gets.
+    expect(parseCommand('true').reasons).toEqual(['builtin']);
+    expect(parseCommand('A=1 false').reasons).toEqual(['builtin']);
+  });
+
+  it('refuses every dash built-in however its name is spelled; dash never runs the PATH program', () => {
+    const spellings = (name: string) => [name, `'${name}'`, `"${name}"`, `\\${name}`, `A=1 ${name}`];
+    for (const name of DASH_BUILTINS) {
+      // PATH holds the printer under this name: if dash ran it, its argv would come out.
+      if (name !== '.') {
+        const link = path.join(binDir, name);
+        if (!fs.existsSync(link)) fs.symlinkSync(printer, link);
+      }
+      for (const spelled of spellings(name)) {
+        const command = `${spelled} arg`;
+        const parsed = parseCommand(command);
+        expect({ command, builtin: parsed.reasons.includes('builtin') }).toEqual({ command, builtin: true });
+        const out = spawnSync('/bin/sh', ['-c', '--', command], {
+          env: { PATH: binDir, HOME: SHELL_HOME }, cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'], timeout: 10_000,
+        }).stdout.toString('utf8');
+        expect({ command, ranProgram: out.startsWith(`2\0${name}\0arg\0`) }).toEqual({ command, ranProgram: false });
+      }
+    }
+  });
+
+  it('accepts a built-in\'s name reached by a path: dash runs the file', async () => {
+    for (const name of DASH_BUILTINS) {
+      if (name === '.') continue; // `/bin/.` is the directory
+      // The printer under the name, by path: exactly the argv sh -c gives it.
+      // Quoted, since an unquoted `[` is a glob.
+      const link = path.join(binDir, name);
+      if (!fs.existsSync(link)) fs.symlinkSync(printer, link);
+      expect(parseCommand(`'${link}' arg`)).toEqual({ argv: [link, 'arg'], env: {}, needsShell: false, reasons: [] });
+      expect(runShell(`'${link}' arg`).argv).toEqual([link, 'arg']);
+      // And the real file of that name, where there is one: the same result as sh -c.
+      const bin = `'/bin/${name}' arg`;
+      expect(parseCommand(bin).needsShell).toBe(false);
+      if (fs.existsSync(`/bin/${name}`)) {
+        const r = await exec(bin, { reject: false });
+        expect(r.viaShell).toBe(false);
+        expect({ bin, stdout: String(r.stdout), stderr: String(r.stderr), exitCode: r.exitCode })
+          .toEqual({ bin, ...shellResult(bin) });
+      }
+    }
   });
 });
 

@@ -113,12 +113,12 @@ describe('many popen streams at once', () => {
 
 describe('popen errors', () => {
   it('bad input is a TypeError before anything runs', () => {
-    expect(() => popen('true', 'x' as never)).toThrow(TypeError);
+    expect(() => popen('/bin/true', 'x' as never)).toThrow(TypeError);
     expect(() => popen(5 as never, 'r')).toThrow(TypeError);
     expect(() => popen(['true', 'a\0b'], 'r')).toThrow(TypeError);
-    expect(() => popen('true', 'r', { stdout: 'ignore' } as never)).toThrow(TypeError);
-    expect(() => popen('true', 'r', { stdin: 'pipe' } as never)).toThrow(TypeError);
-    expect(() => popen('true', 'r', { nope: 1 } as never)).toThrow(TypeError);
+    expect(() => popen('/bin/true', 'r', { stdout: 'ignore' } as never)).toThrow(TypeError);
+    expect(() => popen('/bin/true', 'r', { stdin: 'pipe' } as never)).toThrow(TypeError);
+    expect(() => popen('/bin/true', 'r', { nope: 1 } as never)).toThrow(TypeError);
     expect(childProcesses()).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 // Tables for parse-command's scanner: which characters the POSIX shell (dash
-// as /bin/sh) treats specially, which command names only mean something
-// inside a shell, and the names of the reasons a command needs one.
+// as /bin/sh) treats specially, which command names the shell runs itself
+// rather than a program, and the names of the reasons a command needs one.
 
 /*
  * Reasons, as bits so a parse collects them without allocating; they are
@@ -24,7 +24,7 @@
  *   control character    a control character outside quotes (other than tab, newline;
  *                        an escaped tab `\<tab>` is a literal tab)
  *   reserved word        command word `if`, `for`, `[[`, …
- *   builtin              command word that is a special built-in or changes the shell (`cd`, `exit`, …)
+ *   builtin              command word that dash runs as a built-in (`cd`, `exit`, `echo`, `true`, …)
  *   empty command        no command word at all (only blanks, assignments, comments)
  */
 export const REASON_NAMES: readonly string[] = [
@@ -109,13 +109,21 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   'in', 'function', 'select', 'time', '[[', ']]',
 ]);
 
-// Special built-ins (POSIX 2.14), and regular built-ins whose whole point is
-// to change the shell that runs them. `chdir` is dash's other name for `cd`.
-// Left out on purpose: echo, printf, test, kill, pwd, true, false — dash runs
-// its own versions, but the program of the same name does the same job.
+// Every name dash 0.5.12 (Debian's /bin/sh) runs as a built-in, as listed
+// in its src/builtins.def.in: dash finds these before searching PATH, so the
+// program of the same name is not what `sh -c` runs, and none behaves exactly
+// like it (dash's echo expands `\n`, its printf refuses options, its true
+// ignores `--help`, its pwd and kill refuse `--version`). No
+// exception for argument-less `true`/`false` either: a PATH without them, or
+// with another program of that name first, would still change the result.
+// A name with a `/` in it is never looked up, so `/bin/echo` runs the file.
+// `fc` exists only in dash built without SMALL (not Debian's); `[` unquoted
+// is already a glob, quoted or escaped it is the test built-in.
 export const BUILTINS: ReadonlySet<string> = new Set([
+  // special built-ins
   'break', ':', '.', 'continue', 'eval', 'exec', 'exit', 'export', 'readonly', 'return', 'set',
-  'shift', 'times', 'trap', 'unset',
+  'shift', 'times', 'trap', 'unset', 'local',
+  // the others; `chdir` is dash's other name for `cd`
   'cd', 'chdir', 'alias', 'unalias', 'umask', 'ulimit', 'wait', 'jobs', 'fg', 'bg', 'command',
-  'getopts', 'read', 'hash', 'type', 'local',
+  'getopts', 'read', 'hash', 'type', 'echo', 'printf', 'test', '[', 'kill', 'pwd', 'true', 'false',
 ]);
