@@ -4,10 +4,12 @@
 // bounded (a "billion laughs" file is refused rather than expanded).
 // Only a regular file is read, and never more than its size cap: /dev/zero,
 // a FIFO or a terminal is refused at once instead of read without end.
-// Whatever file it is (a symlink to /etc/shadow…), a syntax error shows
-// where, not what.
+// As root, only a file nobody else could have written or swapped is read
+// (fs-trust.ts): its checks may run as any user. And whatever file it is
+// (a symlink to /etc/shadow…), a syntax error shows where, not what.
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { parseDocument } from 'yaml';
+import { untrustedFile } from '../fs-trust';
 import { jsonSyntaxError, lineColumn } from './json-syntax';
 import { yamlConvertText, yamlErrorText } from './yaml-error-text';
 
@@ -45,6 +47,18 @@ function parseJson(text: string, file: string): unknown {
   }
 }
 
+/** As root, a TypeError unless nobody but root could have written `file` or swapped it for another. */
+function refuseUntrusted(file: string): void {
+  if (process.getuid?.() !== 0) return;
+  let why: string | null;
+  try {
+    why = untrustedFile(file);
+  } catch (err) {
+    throw new TypeError(`${file}: cannot read: ${(err as Error).message}`);
+  }
+  if (why !== null) throw new TypeError(`refusing to read ${file} as root: ${why}`);
+}
+
 function kindOf(st: Stats): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO';
@@ -75,6 +89,7 @@ function readCapped(file: string, max: number): Buffer {
 
 /** The file's data, not yet validated; a TypeError naming the file if it cannot be read or parsed. */
 export function readChecksData(file: string): unknown {
+  refuseUntrusted(file);
   const yaml = isYamlFile(file);
   let text: string;
   try {
