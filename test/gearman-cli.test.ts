@@ -78,7 +78,7 @@ describe.skipIf(GEARMAND === null)('noshell gearman-worker and gearman-submit pr
     const conf = path.join(tmp, 'cli-worker.conf');
     const log = path.join(tmp, 'worker.log');
     writeFileSync(conf, `server=${g.address}\nkeyfile=${keyfile}\nidentifier=cliw\nmax-worker=2\nlogfile=${log}\n` +
-      `prometheus_server=127.0.0.1:${metricsPort}\n`);
+      `prometheus_server=127.0.0.1:${metricsPort}\n${process.getuid?.() === 0 ? 'allow_root=yes\n' : ''}`);
     proc = spawn(process.execPath, [CLI, 'gearman-worker', '--config', conf, '--debug=1'], { stdio: 'ignore' });
     const sub = cli(['gearman-submit', `--server=${g.address}`, '--key', 'clikey1234', '--type=service', '--host=ch',
       '--service=cs', `--command=${PLUGIN} warn`]);

@@ -37,7 +37,8 @@ export class WorkerProcess {
       `--max-worker=${spec.maxWorker}`, `--logfile=${path.join(this.dir, 'worker.log')}`, '--services'];
     const [file, args] = spec.kind === 'C'
       ? [spec.cWorker!, [...common, `--min-worker=${spec.maxWorker}`]]
-      : [process.execPath, [CLI, 'gearman-worker', ...common]];
+      // The bench's own check_dummy jobs: root (a fresh machine's `sudo npm run bench`) is fine here.
+      : [process.execPath, [CLI, 'gearman-worker', ...common, '--allow-root']];
     // detached: setsid() in the child.
     this.proc = spawn(file, args, { stdio: 'ignore', detached: true });
     const p = this.proc;

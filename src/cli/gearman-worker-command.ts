@@ -1,82 +1,23 @@
 // noshell gearman-worker: the C mod_gearman_worker's options and worker.conf,
 // running checks through noshell.
-import { appendFileSync } from 'node:fs';
-import http from 'node:http';
 import { GearmanWorker } from '../gearman/worker';
-import type { GearmanWorkerOptions } from '../gearman/worker-options';
-import { last, list, number, parseToolArgs, yesNo, type OptionSpec, type ParsedOptions } from './gearman-args';
+import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
+import { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs } from './gearman-worker-args';
+import { onWorkerReload } from './gearman-worker-reload';
+import { LogFile } from './log-file';
+import { onStopSignals, type StopSignal, type StopSignals } from './stop-signals';
 
-export const gearmanWorkerUsage = 'noshell gearman-worker [--config=FILE] --server=HOST[:PORT] [--key=K|--keyfile=F|--encryption=no] ' +
-  '[--identifier=ID] [--hosts] [--services] [--eventhandler] [--notifications] [--hostgroups=G,..] [--servicegroups=G,..] ' +
-  '[--max-worker=N] [--job_timeout=S] [--timeout_return=N] [--show_error_output=yes|no] [--load_limit1/5/15=L] ' +
-  '[--debug=N] [--logfile=FILE] [--prometheus_server=[HOST:]PORT]';
+export { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs, workerSpec } from './gearman-worker-args';
 
-export const workerSpec: OptionSpec = {
-  kinds: {
-    server: 'list', key: 'value', keyfile: 'value', encryption: 'bool', identifier: 'value',
-    hosts: 'bool', services: 'bool', eventhandler: 'bool', notifications: 'bool', hostgroups: 'list', servicegroups: 'list',
-    'max-worker': 'value', 'min-worker': 'value', job_timeout: 'value', timeout_return: 'value', show_error_output: 'bool',
-    load_limit1: 'value', load_limit5: 'value', load_limit15: 'value', debug: 'value', logfile: 'value', prometheus_server: 'value',
-    help: 'bool',
-  },
-  aliases: {
-    password: 'key', passwordfile: 'keyfile', eventhandlers: 'eventhandler', notification: 'notifications',
-    hostgroup: 'hostgroups', servicegroup: 'servicegroups', h: 'help',
-  },
-  ignored: new Set(['daemon', 'd', 'pidfile', 'logmode', 'idle-timeout', 'max-jobs', 'spawn-rate', 'fork_on_exec',
-    'use_uniq_jobs', 'gearman_connection_timeout', 'log_stats_interval', 'enable_embedded_perl', 'use_embedded_perl_implicitly',
-    'use_perl_cache', 'p1_file', 'sink-rate', 'backgrounding-threshold', 'load_cpu_multi', 'mem_limit', 'internal_check_dummy']),
-  unsupported: new Set(['dupserver', 'max-age', 'debug-result', 'debug_result', 'workaround_rc_25', 'restrict_path', 'restrictpath',
-    'localhostgroups', 'localhostgroup', 'localservicegroups', 'localservicegroup', 'queue_custom_variable', 'export', 'perfdata',
-    'perfdata_mode', 'perfdata_send_all', 'route_eventhandler_like_checks', 'result_queue', 'do_hostchecks', 'orphan_host_checks',
-    'orphan_service_checks', 'orphan_return', 'accept_clear_results', 'latency_flatten_window', 'result_workers',
-    'dup_results_are_passive', 'host_perfdata_template', 'service_perfdata_template', 'active']),
-};
-
-const TOOL = 'noshell gearman-worker';
-
-function bool(p: ParsedOptions, key: string): boolean | undefined {
-  const v = last(p, key);
-  return v === undefined ? undefined : yesNo(v, true);
-}
-
-/** worker.conf / command line → GearmanWorker options (and the CLI's own: logfile, debug, metrics). */
-export function workerOptionsFromArgs(args: readonly string[]): {
-  options: GearmanWorkerOptions; logfile?: string; debug: number; prometheus?: { host: string; port: number }; warnings: string[]; help: boolean;
-} {
-  const p = parseToolArgs(args, workerSpec, TOOL);
-  const help = bool(p, 'help') === true;
-  const servers = list(p, 'server');
-  if (servers.length === 0 && !help) throw new TypeError(`${TOOL}: no server given (--server=HOST[:PORT])`);
-  const encryption = bool(p, 'encryption') ?? true;
-  const key = last(p, 'key');
-  const keyfile = last(p, 'keyfile');
-  if (encryption && key === undefined && keyfile === undefined && !help) {
-    throw new TypeError(`${TOOL}: encryption is on but no key is set (--key=..., --keyfile=... or --encryption=no)`);
-  }
-  const options: GearmanWorkerOptions = {
-    servers, encryption, key, keyfile, identifier: last(p, 'identifier'),
-    hosts: bool(p, 'hosts'), services: bool(p, 'services'), eventhandlers: bool(p, 'eventhandler'),
-    notifications: bool(p, 'notifications'), hostgroups: list(p, 'hostgroups'), servicegroups: list(p, 'servicegroups'),
-    maxWorker: number(p, 'max-worker', TOOL, 1), minWorker: number(p, 'min-worker', TOOL, 0),
-    jobTimeout: number(p, 'job_timeout', TOOL, 1), timeoutReturn: number(p, 'timeout_return', TOOL, 0),
-    showErrorOutput: bool(p, 'show_error_output'),
-    loadLimit1: number(p, 'load_limit1', TOOL), loadLimit5: number(p, 'load_limit5', TOOL), loadLimit15: number(p, 'load_limit15', TOOL),
-  };
-  let prometheus: { host: string; port: number } | undefined;
-  const prom = last(p, 'prometheus_server');
-  if (prom !== undefined) {
-    const m = /^(?:(.+):)?(\d+)$/.exec(prom);
-    if (m === null || Number(m[2]) > 65535) throw new TypeError(`${TOOL}: prometheus_server must be [HOST:]PORT, got ${JSON.stringify(prom)}`);
-    prometheus = { host: m[1] ?? '127.0.0.1', port: Number(m[2]) };
-  }
-  return { options, logfile: last(p, 'logfile'), debug: number(p, 'debug', TOOL) ?? 0, prometheus, warnings: p.warnings, help };
-}
+/** Running jobs get this long after TERM/INT, then their process groups are killed. */
+const DEADLINE = 10_000;
 
 function stamp(): string {
   const d = new Date();
   return d.toISOString().replace('T', ' ').slice(0, 19);
 }
+
+const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 export async function gearmanWorkerCommand(args: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
   const cfg = workerOptionsFromArgs(args);
@@ -84,44 +25,52 @@ export async function gearmanWorkerCommand(args: string[], out: (s: string) => v
     out(`usage: ${gearmanWorkerUsage}\n`);
     return 0;
   }
-  const write = (line: string) => {
-    if (cfg.logfile !== undefined) appendFileSync(cfg.logfile, line);
-    else err(line);
-  };
+  refuseRoot(cfg.allowRoot);
+  const logFile = new LogFile(cfg.logfile, err);
+  let debug = cfg.debug;
   const log = (level: 'error' | 'info' | 'debug', msg: string) => {
-    if (level === 'debug' && cfg.debug < 1) return;
-    write(`[${stamp()}][${process.pid}][${level.toUpperCase()}] ${msg}\n`);
+    if (level === 'debug' && debug < 1) return;
+    logFile.write(`[${stamp()}][${process.pid}][${level.toUpperCase()}] ${msg}\n`);
   };
   for (const w of cfg.warnings) log('info', w);
   const worker = new GearmanWorker({ ...cfg.options, log });
 
-  let server: http.Server | undefined;
-  if (cfg.prometheus !== undefined) {
-    server = http.createServer((req, res) => {
-      if (req.url === '/metrics') res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }).end(worker.metrics());
-      else res.writeHead(404).end('not found\n');
-    });
-    const where = cfg.prometheus;
-    await new Promise<void>((resolve, reject) => {
-      server!.once('error', reject);
-      server!.listen(where.port, where.host, resolve);
-    });
-    log('info', `metrics on http://${where.host}:${(server.address() as { port: number }).port}/metrics`);
+  // Installed before anything runs: a signal that ended Node by default
+  // would orphan the running plugins (each leads its own process group).
+  // A second TERM/INT is absorbed; SIGHUP reloads (logrotate sends it daily).
+  let stop!: StopSignals;
+  const stopped = new Promise<StopSignal>((resolve) => {
+    stop = onStopSignals((sig) => {
+      log('info', `${sig}: stopping, running jobs get ${DEADLINE / 1000} s`);
+      resolve(sig);
+    }, (sig) => log('info', `${sig}: already stopping; jobs still running are killed ${DEADLINE / 1000} s after the first signal`),
+    ['SIGINT', 'SIGTERM']);
+  });
+  const reload = onWorkerReload(args, {
+    worker, logFile, log, stopping: () => stop.caught !== null, prometheus: cfg.prometheus,
+    setDebug: (n) => (debug = n),
+  });
+
+  let metrics: MetricsServer | undefined;
+  try {
+    if (cfg.prometheus !== undefined) {
+      metrics = await serveMetrics({ contentType: CONTENT_TYPE, metrics: async () => worker.metrics() }, cfg.prometheus);
+      log('info', `metrics on ${metrics.url}`);
+    }
+  } catch (e) {
+    stop.remove();
+    reload.remove();
+    logFile.close();
+    throw e;
   }
   worker.start();
-  const sig = await new Promise<string>((resolve) => {
-    const onSignal = (s: string) => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(s);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-  log('info', `${sig}: stopping, running jobs get 10 s`);
-  await worker.stop({ deadlineMs: 10_000 });
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await stopped;
+  await worker.stop({ deadlineMs: DEADLINE });
+  await metrics?.close();
   const s = worker.stats();
   log('info', `stopped after ${s.jobsDone} jobs (${s.resultsSubmitted} results submitted, ${s.resultsDropped} dropped)`);
+  stop.remove();
+  reload.remove();
+  logFile.close();
   return 0;
 }

@@ -27,6 +27,46 @@ export interface ConnectionOptions {
   log?: (level: 'error' | 'info' | 'debug', message: string) => void;
 }
 
+interface ResolvedConnectionOptions {
+  backoffMinMs: number;
+  backoffMaxMs: number;
+  maxBodySize: number | undefined;
+  connectTimeoutMs: number;
+  stableAfterMs: number;
+  partialPacketTimeoutMs: number;
+  answerTimeoutMs: number;
+  log: ConnectionOptions['log'];
+}
+
+/** Largest delay a Node timer takes (2^31-1 ms); longer ones fire at once with a warning. */
+const MAX_DELAY = 2 ** 31 - 1;
+
+/** Unread bytes past which a peer is taken to have stopped reading: two largest results of the C worker (10 MB each). */
+const MAX_UNREAD = 24 * 1024 * 1024;
+
+function ms(value: number | undefined, name: string, dflt: number, min: number): number {
+  // Field by field: an option given as undefined is absent, never NaN (issue 17).
+  if (value === undefined) return dflt;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_DELAY) {
+    throw new TypeError(`gearman connection: ${name} must be a number of ms from ${min} to ${MAX_DELAY}, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Every option resolved on its own: `undefined` means the default. */
+export function resolveConnectionOptions(o: ConnectionOptions): ResolvedConnectionOptions {
+  const backoffMinMs = ms(o.backoffMinMs, 'backoffMinMs', 100, 1);
+  const backoffMaxMs = ms(o.backoffMaxMs, 'backoffMaxMs', Math.max(5000, backoffMinMs), backoffMinMs);
+  return {
+    backoffMinMs, backoffMaxMs, maxBodySize: o.maxBodySize,
+    connectTimeoutMs: ms(o.connectTimeoutMs, 'connectTimeoutMs', 5000, 1),
+    stableAfterMs: ms(o.stableAfterMs, 'stableAfterMs', 5000, 0),
+    partialPacketTimeoutMs: ms(o.partialPacketTimeoutMs, 'partialPacketTimeoutMs', 60_000, 1),
+    answerTimeoutMs: ms(o.answerTimeoutMs, 'answerTimeoutMs', 30_000, 0),
+    log: o.log,
+  };
+}
+
 export interface GearmanConnection {
   on(event: 'connect', listener: () => void): this;
   on(event: 'disconnect', listener: (reason: Error | null) => void): this;
@@ -50,15 +90,14 @@ export class GearmanConnection extends EventEmitter {
   private timer: NodeJS.Timeout | null = null;
   private stableTimer: NodeJS.Timeout | null = null;
   private deadline: AnswerDeadline | null = null;
-  private readonly opts: Required<Omit<ConnectionOptions, 'log' | 'maxBodySize'>> & ConnectionOptions;
+  /** Why drop() ended the current socket, for its 'disconnect'. */
+  private dropReason: Error | null = null;
+  private readonly opts: ResolvedConnectionOptions;
 
   constructor(server: ServerAddress, options: ConnectionOptions = {}) {
     super();
     this.server = server;
-    this.opts = {
-      backoffMinMs: 100, backoffMaxMs: 5000, connectTimeoutMs: 5000, stableAfterMs: 5000, partialPacketTimeoutMs: 60_000, answerTimeoutMs: 30_000,
-      ...options,
-    };
+    this.opts = resolveConnectionOptions(options);
   }
 
   get connected(): boolean {
@@ -85,7 +124,7 @@ export class GearmanConnection extends EventEmitter {
    * connection is dropped and redialled.
    */
   send(type: number, args: ReadonlyArray<string | Buffer> = [], expectsAnswer = false): boolean {
-    if (!this.isConnected || this.socket === null) return false;
+    if (!this.isConnected || this.socket === null || this.socket.destroyed) return false;
     if (expectsAnswer) this.deadline?.expect();
     const socket = this.socket;
     // Packets sent in one tick (WORK_COMPLETE then GRAB_JOB, a burst of
@@ -99,7 +138,23 @@ export class GearmanConnection extends EventEmitter {
       });
     }
     socket.write(encodePacket('REQ', type, args));
+    // Callers hold back at the high-water mark (writable); a peer that takes
+    // nothing while we still must answer it is cut off here, not by the OOM killer.
+    if (socket.writableLength > MAX_UNREAD) this.drop(`does not read: ${socket.writableLength} bytes unread`);
     return true;
+  }
+
+  /** Bytes written and not yet taken by the kernel. */
+  get bufferedBytes(): number {
+    return this.socket?.writableLength ?? 0;
+  }
+
+  /** Drops this connection (it is redialled after the backoff), logging why. */
+  drop(why: string): void {
+    if (this.socket === null) return;
+    this.dropReason = new Error(why);
+    this.opts.log?.('error', `gearmand ${this.label}: ${why}; dropping the connection`);
+    this.socket.destroy();
   }
 
   /** The answer to the oldest request sent with expectsAnswer arrived. */
@@ -183,13 +238,21 @@ export class GearmanConnection extends EventEmitter {
       if (packets.length > 0) proven();
       for (const p of packets) {
         if (socket.destroyed) return;
-        this.emit('packet', p);
+        try {
+          this.emit('packet', p);
+        } catch (err) {
+          // A handler's bug must not run up into the socket and end the
+          // process: it costs that packet only.
+          this.opts.log?.('error', `gearmand ${this.label}: handling a ${p.type} packet failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+        }
       }
     });
     socket.on('error', (err) => {
       reason ??= err;
     });
     socket.on('close', () => {
+      reason ??= this.dropReason;
+      this.dropReason = null;
       deadline.clear();
       if (this.deadline === deadline) this.deadline = null;
       if (this.stableTimer !== null) this.clearStableTimer();

@@ -1,6 +1,6 @@
 // Mod-Gearman payload encoding: AES-256-ECB (no IV, no header) with the C
 // worker's key handling and padding, then base64 — or base64 only when
-// encryption is off. Facts from /work/shared/mod-gearman.md.
+// encryption is off. Facts from the project's Mod-Gearman notes (mod-gearman.md).
 import { createCipheriv, createDecipheriv, type Cipher, type Decipher } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
@@ -47,13 +47,40 @@ export function keyFromFile(file: string): Buffer {
   return keyFromString(line);
 }
 
-// Standard alphabet with '=' padding; newlines are stripped before this check.
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// 1 for the standard base64 alphabet, by char code.
+const B64 = new Uint8Array(128);
+for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/') B64[ch.charCodeAt(0)] = 1;
+const NL = 0x0a;
+const EQ = 0x3d;
 
+/**
+ * Strict base64 (standard alphabet, '=' padding, newlines ignored), checked
+ * by one scan of the char codes: payloads come from the network and can be
+ * as large as a Gearman packet (16 MiB). A regular expression here
+ * overflowed V8's stack from ~4.5 M characters (issue 17).
+ */
 function decodeBase64(payload: string | Buffer): Buffer {
-  const text = (typeof payload === 'string' ? payload : payload.toString('latin1')).replace(/\n/g, '');
-  if (!BASE64.test(text)) throw new GearmanPayloadError('ERR_GEARMAN_BAD_BASE64', 'payload is not valid base64');
-  return Buffer.from(text, 'base64');
+  const text = typeof payload === 'string' ? payload : payload.toString('latin1');
+  let chars = 0;
+  let pad = 0;
+  let newlines = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === NL) {
+      newlines++;
+    } else if (c === EQ) {
+      pad++;
+      chars++;
+    } else if (c < 128 && B64[c] === 1 && pad === 0) {
+      chars++;
+    } else {
+      throw new GearmanPayloadError('ERR_GEARMAN_BAD_BASE64', `payload is not valid base64 (byte ${c} at offset ${i})`);
+    }
+  }
+  if (chars % 4 !== 0 || pad > 2) {
+    throw new GearmanPayloadError('ERR_GEARMAN_BAD_BASE64', `payload is not valid base64 (${chars} characters, ${pad} of padding)`);
+  }
+  return Buffer.from(newlines > 0 ? text.replaceAll('\n', '') : text, 'base64');
 }
 
 /** The text up to the first NUL (the C side reads a C string). */

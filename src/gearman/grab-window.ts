@@ -15,7 +15,13 @@ export class GrabWindow {
   outstanding = 0;
   private window = 1;
 
-  constructor(private readonly limit: number) {}
+  constructor(private limit: number) {}
+
+  /** A new max-worker: the window shrinks to it at once, grows to it as jobs come. */
+  setLimit(limit: number): void {
+    this.limit = limit;
+    this.window = Math.min(this.window, limit);
+  }
 
   /** A fresh connection (abilities just announced). */
   connected(): void {

@@ -6,9 +6,22 @@
 // share renders: concurrent ones wait for the one in flight, and one that
 // comes within `maxAgeMs` (default 1 s) of a render's start gets that body.
 // Hammering the endpoint costs at most one render per second.
+//
+// Connections are few and short: a scraper needs one or two. Idle ones
+// cost a file descriptor each, the same fds the checks need for their
+// pipes: 1,100 idle connections under `ulimit -n 1024` made every check
+// fail with EMFILE (issue 17). So at most maxConnections are held (more
+// are closed as they are accepted), a connection gets headersTimeoutMs for
+// its request and keepAliveTimeoutMs between requests, and the cap leaves
+// most of the fd limit to the children.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
+
+/** What is served: a prom-client Registry, or anything that renders the text format. */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
 
 export interface MetricsServer {
   server: http.Server;
@@ -21,13 +34,31 @@ export interface ServeMetricsOptions {
   host?: string;
   port: number;
   /** How old a render may be and still be served, in ms (default 1000; 0: only concurrent requests share one). */
-  maxAgeMs?: number;
+  maxAgeMs?: number | undefined;
+  /** Connections held at once (default 64); more are closed as soon as they are accepted. */
+  maxConnections?: number | undefined;
+  /** Time for a connection to send its request headers, ms (default 5,000). */
+  headersTimeoutMs?: number | undefined;
+  /** Time for a whole request, ms (default 10,000). */
+  requestTimeoutMs?: number | undefined;
+  /** Idle time between requests on a kept-alive connection, ms (default 5,000). */
+  keepAliveTimeoutMs?: number | undefined;
 }
 
-export async function serveMetrics(registry: Registry, options: ServeMetricsOptions): Promise<MetricsServer> {
+function positive(value: number | undefined, name: string, dflt: number): number {
+  if (value === undefined) return dflt;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a whole number ≥ 1, got ${String(value)}`);
+  return value;
+}
+
+export async function serveMetrics(registry: MetricsSource, options: ServeMetricsOptions): Promise<MetricsServer> {
   const host = options.host ?? '127.0.0.1';
   const maxAgeMs = options.maxAgeMs ?? 1000;
   if (!(maxAgeMs >= 0)) throw new TypeError(`maxAgeMs must be a non-negative number, got ${String(maxAgeMs)}`);
+  const maxConnections = positive(options.maxConnections, 'maxConnections', 64);
+  const headersTimeout = positive(options.headersTimeoutMs, 'headersTimeoutMs', 5000);
+  const requestTimeout = Math.max(headersTimeout, positive(options.requestTimeoutMs, 'requestTimeoutMs', 10_000));
+  const keepAliveTimeout = positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5000);
   let inFlight: Promise<string> | null = null;
   let last: { body: string; startedAt: number } | null = null;
   const render = (): Promise<string> => {
@@ -43,7 +74,13 @@ export async function serveMetrics(registry: Registry, options: ServeMetricsOpti
     }
     return inFlight;
   };
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({
+    headersTimeout, requestTimeout, keepAliveTimeout,
+    // How often the timeouts above are looked at (Node's default, 30 s, let idle connections pile up for that long).
+    connectionsCheckingInterval: Math.min(1000, headersTimeout),
+  }, (req, res) => {
+    // A request came: from here on Node's own timeouts apply (a render may take long).
+    req.socket.setTimeout(0);
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -54,6 +91,10 @@ export async function serveMetrics(registry: Registry, options: ServeMetricsOpti
       (e: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${(e as Error).message}\n`),
     );
   });
+  server.maxConnections = maxConnections;
+  // A connection that sent nothing at all is not a request yet for the
+  // timeouts above: the socket's own idle timer covers it.
+  server.on('connection', (socket) => socket.setTimeout(headersTimeout, () => socket.destroy()));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => {
