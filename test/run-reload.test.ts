@@ -54,7 +54,7 @@ describe('noshell run: SIGHUP reloads the checks file', () => {
     child.kill('SIGHUP');
     expect(await waitFor(() => stderr.includes('reloaded'), 15_000), stderr).toBe(true);
     const atReload = lines().length;
-    expect(stderr).toContain('1 added (new), 1 removed (gone), 1 changed (change), 1 unchanged');
+    expect(stderr).toContain('1 added ("new"), 1 removed ("gone"), 1 changed ("change"), 1 unchanged');
     expect(await waitFor(() => count('new', 'OK - new') >= 2 && count('change', 'OK - v2') >= 2 && count('keep', undefined, atReload) >= 2, 15_000), stderr).toBe(true);
     // A run already going at the reload may still report; nothing after it.
     expect(count('gone', undefined, atReload)).toBeLessThanOrEqual(1);

@@ -3,11 +3,12 @@
 // create it first, put their binary or a symlink in it, and we run or write
 // through it. So: a cache under the user's own ~/.cache, used only while it
 // is ours alone — the directory and every one above it up to / owned by us or
-// root and not writable by others (a sticky /tmp aside) — else a fresh mkdtemp
-// directory for this run.
+// root and not writable by others (a sticky /tmp aside: see fs-trust.ts) —
+// else a fresh mkdtemp directory for this run.
 import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { untrustedPath } from '../fs-trust';
 
 /** Why `stats` (of a directory or a file in it) may not be trusted, or null. */
 export function untrusted(stats: Stats, kind: 'directory' | 'file'): string | null {
@@ -28,27 +29,6 @@ export function cacheDirPath(env: NodeJS.ProcessEnv = process.env): string | nul
   if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, 'noshell');
   const home = env.HOME ?? os.homedir();
   return home !== '' && path.isAbsolute(home) ? path.join(home, '.cache', 'noshell') : null;
-}
-
-/**
- * Why `dir` (an existing real path: no symlinks) and the directories above it
- * may not be trusted, or null. As OpenSSH's secure-path checks: each one up to
- * / must be owned by us or root, and not writable by group or others — unless
- * it has the sticky bit (as /tmp), where others may add entries but not rename
- * or remove ours: the entry below it on the path must then be ours or root's,
- * which the walk checks for that entry itself.
- */
-export function untrustedPath(dir: string): string | null {
-  const uid = process.getuid?.() ?? 0;
-  for (let d = dir; ; d = path.dirname(d)) {
-    const st = lstatSync(d);
-    if (!st.isDirectory()) return `${d} is not a directory`;
-    if (st.uid !== uid && st.uid !== 0) return `${d} is owned by uid ${st.uid}, not ${uid} or root`;
-    if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) {
-      return `${d} has mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}: others may write it`;
-    }
-    if (d === path.dirname(d)) return null;
-  }
 }
 
 /** The deepest existing directory at or above `p`. */

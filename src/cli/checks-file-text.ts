@@ -4,8 +4,14 @@
 // bounded (a "billion laughs" file is refused rather than expanded).
 // Only a regular file is read, and never more than its size cap: /dev/zero,
 // a FIFO or a terminal is refused at once instead of read without end.
+// As root, only a file nobody else could have written or swapped is read
+// (fs-trust.ts): its checks may run as any user. And whatever file it is
+// (a symlink to /etc/shadow…), a syntax error shows where, not what.
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { parseDocument } from 'yaml';
+import { untrustedFile } from '../fs-trust';
+import { jsonSyntaxError, lineColumn } from './json-syntax';
+import { yamlConvertText, yamlErrorText } from './yaml-error-text';
 
 /** Larger than any sane checks file; keeps a mistaken path from eating memory. */
 export const MAX_JSON_BYTES = 16 * 1024 * 1024;
@@ -18,21 +24,39 @@ export function isYamlFile(file: string): boolean {
   return lower.endsWith('.yaml') || lower.endsWith('.yml');
 }
 
-function firstLine(message: string): string {
-  return message.split('\n', 1)[0];
-}
-
 function parseYaml(text: string, file: string): unknown {
-  const doc = parseDocument(text, { schema: 'core', merge: false, uniqueKeys: true, strict: true, prettyErrors: true });
+  // prettyErrors off: it appends the line of the file to each message.
+  const doc = parseDocument(text, { schema: 'core', merge: false, uniqueKeys: true, strict: true, prettyErrors: false });
   const problems = [...doc.errors, ...doc.warnings];
   if (problems.length > 0) {
-    throw new TypeError(`${file}: invalid YAML:\n  ${problems.map((e) => firstLine(e.message)).join('\n  ')}`);
+    throw new TypeError(`${file}: invalid YAML:\n  ${problems.map((e) => yamlErrorText(text, e)).join('\n  ')}`);
   }
   try {
     return doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (err) {
-    throw new TypeError(`${file}: invalid YAML: ${firstLine((err as Error).message)}`);
+    throw new TypeError(`${file}: invalid YAML: ${yamlConvertText(err as Error, MAX_ALIASES)}`);
   }
+}
+
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    const e = jsonSyntaxError(text);
+    throw new TypeError(`${file}: invalid JSON${e === null ? '' : `: ${lineColumn(text, e.offset)}: ${e.reason}`}`);
+  }
+}
+
+/** As root, a TypeError unless nobody but root could have written `file` or swapped it for another. */
+function refuseUntrusted(file: string): void {
+  if (process.getuid?.() !== 0) return;
+  let why: string | null;
+  try {
+    why = untrustedFile(file);
+  } catch (err) {
+    throw new TypeError(`${file}: cannot read: ${(err as Error).message}`);
+  }
+  if (why !== null) throw new TypeError(`refusing to read ${file} as root: ${why}`);
 }
 
 function kindOf(st: Stats): string {
@@ -65,6 +89,7 @@ function readCapped(file: string, max: number): Buffer {
 
 /** The file's data, not yet validated; a TypeError naming the file if it cannot be read or parsed. */
 export function readChecksData(file: string): unknown {
+  refuseUntrusted(file);
   const yaml = isYamlFile(file);
   let text: string;
   try {
@@ -72,10 +97,5 @@ export function readChecksData(file: string): unknown {
   } catch (err) {
     throw new TypeError(`${file}: cannot read: ${(err as Error).message}`);
   }
-  if (yaml) return parseYaml(text, file);
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new TypeError(`${file}: invalid JSON: ${(err as Error).message}`);
-  }
+  return yaml ? parseYaml(text, file) : parseJson(text, file);
 }

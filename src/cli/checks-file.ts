@@ -10,6 +10,7 @@
 // check. User and group names are resolved separately (resolveChecks), since
 // that asks the system's user database.
 import type { CheckDefinition, RunnerOptions } from '../check/runner';
+import { quoteName } from '../quote-text';
 import { readChecksData } from './checks-file-text';
 import { validateChecksFile, type CheckData } from './checks-schema';
 import { expandMacros, MacroError } from './macros';
@@ -29,7 +30,7 @@ export interface ChecksFile {
 }
 
 function checkName(c: CheckData, i: number): string {
-  return `checks[${i}] (id ${JSON.stringify(c.id)})`;
+  return `checks[${i}] (id ${quoteName(c.id)})`;
 }
 
 /** Reads, validates and expands a checks file; a TypeError naming the file, check and field on any problem. */
@@ -78,7 +79,7 @@ export async function resolveChecks(file: string, loaded: ChecksFile, lookup = n
       return { ...c.definition, ...identity };
     } catch (err) {
       const field = c.user !== undefined && (err as Error).message.startsWith('user') ? 'user' : 'group';
-      problems.push([i, `checks[${i}] (id ${JSON.stringify(c.definition.id)}): field "${field}": ${(err as Error).message}`]);
+      problems.push([i, `checks[${i}] (id ${quoteName(c.definition.id)}): field "${field}": ${(err as Error).message}`]);
       return c.definition;
     }
   }));

@@ -5,6 +5,7 @@
 // states as numbers); macros and user names are resolved later (checks-file.ts).
 import os from 'node:os';
 import * as v from 'valibot';
+import { quoteName } from '../quote-text';
 import { parseDuration } from './duration';
 import { isUserMacroName, MAX_ARGS } from './macros';
 
@@ -116,22 +117,35 @@ function where(data: unknown, path: readonly v.IssuePathItem[]): { where: string
   if (first === undefined) return { where: 'the file', rest: [] };
   if (first.key === 'checks' && second !== undefined) {
     const check = (data as { checks: unknown[] }).checks[second.key as number] as { id?: unknown } | null;
-    const id = typeof check === 'object' && check !== null && typeof check.id === 'string' ? ` (id ${JSON.stringify(check.id)})` : '';
+    const id = typeof check === 'object' && check !== null && typeof check.id === 'string' ? ` (id ${quoteName(check.id)})` : '';
     return { where: `checks[${String(second.key)}]${id}`, rest: path.slice(2) };
   }
   if (first.key === 'defaults' || first.key === 'macros') return { where: String(first.key), rest: path.slice(1) };
   return { where: 'the file', rest: path };
 }
 
+/** What the whole file turned out to be: not its text, which may be anything (a symlink to /etc/shadow read as YAML is one string). */
+function kind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
 function describeIssue(data: unknown, issue: v.BaseIssue<unknown>): string {
   const path = issue.path ?? [];
   const { where: at, rest } = where(data, path);
-  const field = rest.map((p) => (typeof p.key === 'number' ? `[${p.key}]` : `.${String(p.key)}`)).join('').replace(/^\./, '');
+  // Field names come from the file (an unknown field, an env or macro key):
+  // quoted, escaped and cut like an id.
+  const joined = rest.map((p) => (typeof p.key === 'number' ? `[${p.key}]` : `.${String(p.key)}`)).join('');
+  const field = quoteName(joined.startsWith('.') ? joined.slice(1) : joined);
   const obj = issue.type === 'strict_object' || issue.type === 'object';
-  if (obj && issue.expected === 'never') return `${at}: unknown field "${field}"`;
-  if (obj && issue.input === undefined && field !== '') return `${at}: field "${field}" is missing`;
+  if (obj && issue.expected === 'never') return `${at}: unknown field ${field}`;
+  if (obj && issue.input === undefined && joined !== '') return `${at}: field ${field} is missing`;
+  // A bad key of a record (env, macros) is the name itself: cut as one.
+  const badKey = path.length > 0 && (path[path.length - 1] as { origin?: string }).origin === 'key';
+  const got = path.length === 0 ? kind(issue.input) : badKey ? quoteName(String(issue.input)) : shown(issue.input);
   // The deepest issue of a union is the one to report, but its message is ours.
-  return `${at}: ${field === '' ? '' : `field "${field}": `}expected ${issue.message}, got ${shown(issue.input)}`;
+  return `${at}: ${joined === '' ? '' : `field ${field}: `}expected ${issue.message}, got ${got}`;
 }
 
 /** Validates parsed file data; throws a TypeError listing every problem. */

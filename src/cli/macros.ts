@@ -8,12 +8,18 @@
 // One pass over the string: each `$` looks ahead only over name characters,
 // and expanded values are never scanned again (a value holding `$ARG2$`
 // stays as written).
+import { MAX_NAME } from '../quote-text';
 
 /** Nagios 4's MAX_USER_MACROS and MAX_COMMAND_ARGUMENTS. */
 export const MAX_USER_MACROS = 256;
 export const MAX_ARGS = 32;
 
 export class MacroError extends TypeError {}
+
+/** `$NAME$` for a message: a name is upper-case letters, digits and _ only, but of any length. */
+function shownMacro(name: string): string {
+  return name.length > MAX_NAME ? `$${name.slice(0, MAX_NAME)}…$ (${name.length} characters)` : `$${name}$`;
+}
 
 function isUpperOrDigit(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
@@ -72,10 +78,10 @@ export function expandMacros(text: string, userMacros: ReadonlyMap<string, strin
     if (arg !== 0) value = args[arg - 1] ?? '';
     else if (isUserMacroName(name)) {
       const v = userMacros.get(name);
-      if (v === undefined) throw new MacroError(`$${name}$ is not defined in "macros"`);
+      if (v === undefined) throw new MacroError(`${shownMacro(name)} is not defined in "macros"`);
       value = v;
     } else {
-      throw new MacroError(`unknown macro $${name}$ (only $USER1$…$USER${MAX_USER_MACROS}$, $ARG1$…$ARG${MAX_ARGS}$ and $$)`);
+      throw new MacroError(`unknown macro ${shownMacro(name)} (only $USER1$…$USER${MAX_USER_MACROS}$, $ARG1$…$ARG${MAX_ARGS}$ and $$)`);
     }
     out.push(text.slice(seg, i), value);
     seg = j + 1;

@@ -4,6 +4,7 @@
 // escapes the refusal by naming a user (its own or in "defaults") whose uid
 // is not 0; a group alone still leaves the plugin with uid 0.
 import type { CheckDefinition } from '../check/runner';
+import { quoteName } from '../quote-text';
 
 /** Ids of the checks that would run with uid 0, or [] when we are not root. */
 export function checksRunningAsRoot(defs: readonly CheckDefinition[], ourUid = process.getuid?.() ?? -1): string[] {
@@ -12,7 +13,7 @@ export function checksRunningAsRoot(defs: readonly CheckDefinition[], ourUid = p
 }
 
 export function rootRefusal(file: string, ids: readonly string[]): string {
-  const shown = ids.slice(0, 5).map((id) => JSON.stringify(id)).join(', ') + (ids.length > 5 ? `, … (${ids.length} in all)` : '');
+  const shown = ids.slice(0, 5).map(quoteName).join(', ') + (ids.length > 5 ? `, … (${ids.length} in all)` : '');
   return `${file}: refusing to run checks as root: ${shown} would run as uid 0. ` +
     'Give them a "user" (and optionally "group"), per check or in "defaults", or pass --allow-root.';
 }

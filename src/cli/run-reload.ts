@@ -1,6 +1,7 @@
 // What `noshell run` does with its checks file: load it whole (schema,
 // macros, user lookup, root refusal), at start and again on SIGHUP.
 import type { CheckDefinition } from '../check/definition';
+import { quoteName } from '../quote-text';
 import { loadChecksFile, resolveChecks } from './checks-file';
 import type { AppliedChecks } from './checks-reload';
 import { checksRunningAsRoot, rootRefusal } from './root-refusal';
@@ -36,7 +37,8 @@ export function onReload(
         // --concurrency wins over the file, as at start.
         if (!run.fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
         const r = applied.apply(next.defs);
-        const list = (ids: string[]) => (ids.length > 0 ? ` (${ids.join(', ')})` : '');
+        // Ids come from the file: quoted, cut, and at most ten of them on the line.
+        const list = (ids: string[]) => (ids.length > 0 ? ` (${ids.slice(0, 10).map(quoteName).join(', ')}${ids.length > 10 ? ', …' : ''})` : '');
         err(`noshell run: reloaded ${file}: ${r.added.length} added${list(r.added)}, ${r.removed.length} removed${list(r.removed)}, ` +
           `${r.changed.length} changed${list(r.changed)}, ${r.unchanged} unchanged\n`);
       } catch (e) {
