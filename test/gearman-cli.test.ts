@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerOptionsFromArgs } from '../src/cli/gearman-worker-command';
 import { createPayloadCodec } from '../src/gearman/crypto';
-import { fields, freePort, GEARMAND, Gearmand, QueueReader, waitUntil } from './fixtures/gearman/harness';
+import { fields, freePort, GEARMAND, Gearmand, QueueReader } from './fixtures/gearman/harness';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 const PLUGIN = path.resolve(__dirname, 'fixtures', 'gearman', 'plugin.sh');

@@ -114,7 +114,7 @@ describe('runCheck outcomes', () => {
   });
 
   it("shell 'auto' by default; argv arrays never use it", async () => {
-    const viaShell = await runCheck(`echo "OK - \$((1+2))"`);
+    const viaShell = await runCheck(`echo "OK - $((1+2))"`);
     expect(viaShell).toMatchObject({ state: 0, viaShell: true, output: 'OK - 3' });
     const direct = await runCheck(`${PROBE} exit 0`);
     expect(direct.viaShell).toBe(false);

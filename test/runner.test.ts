@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { CheckRunner, type CheckRunResult, type Clock } from '../src/index';
 import { childProcesses, PROBE, waitFor } from './helpers';
@@ -196,7 +197,7 @@ describe('CheckRunner edge cases', () => {
         await runner.stop();
         console.log(JSON.stringify({ results, uncaught, running: runner.stats().running }));
       }, 20);`;
-    const r = require('node:child_process').spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.running).toBe(0);

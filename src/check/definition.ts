@@ -94,7 +94,7 @@ export function checkDefinition(def: CheckDefinition, defaults: CheckOptions): {
   }
   const options: Record<string, unknown> = { ...defaults };
   for (const [k, v] of Object.entries(def)) if (!defKeys.has(k)) options[k] = v;
-  return { maxAttempts, options: options as CheckOptions };
+  return { maxAttempts, options };
 }
 
 /** A stable fraction in [0, 1) from a string (FNV-1a). */

@@ -1,5 +1,6 @@
 // Options of GearmanWorker, named after the C worker's (worker.conf) keys.
 import { hostname } from 'node:os';
+import { describe } from '../validate';
 import { parseServer, type ServerAddress } from './connection';
 
 export interface GearmanWorkerOptions {
@@ -56,7 +57,7 @@ export interface ResolvedWorkerOptions {
 function count(v: unknown, name: string, dflt: number, min = 0): number {
   if (v === undefined) return dflt;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min) {
-    throw new TypeError(`GearmanWorker: ${name} must be a number ≥ ${min}, got ${String(v)}`);
+    throw new TypeError(`GearmanWorker: ${name} must be a number ≥ ${min}, got ${describe(v)}`);
   }
   return v;
 }
@@ -77,7 +78,7 @@ export function workerQueues(o: Pick<GearmanWorkerOptions, 'hosts' | 'services' 
 export function resolveWorkerOptions(o: GearmanWorkerOptions): ResolvedWorkerOptions {
   if (typeof o !== 'object' || o === null) throw new TypeError('GearmanWorker: options must be an object');
   if (!Array.isArray(o.servers) || o.servers.length === 0) throw new TypeError('GearmanWorker: at least one server is needed');
-  const servers = o.servers.map((s) => (typeof s === 'string' ? parseServer(s) : s));
+  const servers = o.servers.map((s: string | ServerAddress) => (typeof s === 'string' ? parseServer(s) : s));
   const identifier = o.identifier ?? hostname();
   if (typeof identifier !== 'string' || identifier === '' || /[\0\n]/.test(identifier)) {
     throw new TypeError('GearmanWorker: identifier must be a non-empty single-line string');

@@ -171,8 +171,8 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   // stdout/stderr pipes are read natively into one buffer each: no stream
   // objects, one callback when everything has ended.
   let capture = encoding === 'utf8' ? NativeCapture.AsString : 0;
-  if (spawnOpts.stdio[2] === NativeStdio.Pipe) capture |= NativeCapture.Stdout;
-  if (spawnOpts.stdio[4] === NativeStdio.Pipe) capture |= NativeCapture.Stderr;
+  if ((spawnOpts.stdio[2] as NativeStdio) === NativeStdio.Pipe) capture |= NativeCapture.Stdout;
+  if ((spawnOpts.stdio[4] as NativeStdio) === NativeStdio.Pipe) capture |= NativeCapture.Stderr;
   if (truncate) capture |= NativeCapture.Truncate;
   if (o.ref !== undefined && typeof o.ref !== 'boolean') {
     throw new TypeError(`ref must be a boolean, got ${describe(o.ref)}`);

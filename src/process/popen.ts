@@ -97,5 +97,5 @@ export function popen(command: string | readonly string[], mode: 'r' | 'w', opti
     ...(mode === 'r'
       ? { lines: (): AsyncIterable<string> => createInterface({ input: stream, crlfDelay: Infinity }) }
       : {}),
-  }) as Popen;
+  });
 }
