@@ -11,9 +11,9 @@ export interface CheckDefinition extends CheckOptions {
   /** ms between regular runs. */
   interval: number;
   /** ms between retries while a non-OK state is not yet confirmed (default: interval). */
-  retryInterval?: number;
+  retryInterval?: number | undefined;
   /** Runs that must agree before a non-OK state is HARD (default 1: no retries). */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
 }
 
 export interface Clock {
@@ -24,9 +24,9 @@ export interface Clock {
 
 export interface RunnerOptions extends CheckOptions {
   /** Checks running at once (default 32). */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Time source and timers; injectable for tests. */
-  clock?: Clock;
+  clock?: Clock | undefined;
 }
 
 export interface CheckRunResult extends CheckResult {

@@ -2,6 +2,7 @@
 // running checks through noshell.
 import { appendFileSync } from 'node:fs';
 import http from 'node:http';
+import { definedFields } from '../defined-fields';
 import { GearmanWorker } from '../gearman/worker';
 import type { GearmanWorkerOptions } from '../gearman/worker-options';
 import { last, list, number, parseToolArgs, yesNo, type OptionSpec, type ParsedOptions } from './gearman-args';
@@ -42,7 +43,7 @@ function bool(p: ParsedOptions, key: string): boolean | undefined {
 
 /** worker.conf / command line → GearmanWorker options (and the CLI's own: logfile, debug, metrics). */
 export function workerOptionsFromArgs(args: readonly string[]): {
-  options: GearmanWorkerOptions; logfile?: string; debug: number; prometheus?: { host: string; port: number }; warnings: string[]; help: boolean;
+  options: GearmanWorkerOptions; logfile: string | undefined; debug: number; prometheus: { host: string; port: number } | undefined; warnings: string[]; help: boolean;
 } {
   const p = parseToolArgs(args, workerSpec, TOOL);
   const help = bool(p, 'help') === true;
@@ -54,7 +55,7 @@ export function workerOptionsFromArgs(args: readonly string[]): {
   if (encryption && key === undefined && keyfile === undefined && !help) {
     throw new TypeError(`${TOOL}: encryption is on but no key is set (--key=..., --keyfile=... or --encryption=no)`);
   }
-  const options: GearmanWorkerOptions = {
+  const options: GearmanWorkerOptions = definedFields({
     servers, encryption, key, keyfile, identifier: last(p, 'identifier'),
     hosts: bool(p, 'hosts'), services: bool(p, 'services'), eventhandlers: bool(p, 'eventhandler'),
     notifications: bool(p, 'notifications'), hostgroups: list(p, 'hostgroups'), servicegroups: list(p, 'servicegroups'),
@@ -62,7 +63,7 @@ export function workerOptionsFromArgs(args: readonly string[]): {
     jobTimeout: number(p, 'job_timeout', TOOL, 1), timeoutReturn: number(p, 'timeout_return', TOOL, 0),
     showErrorOutput: bool(p, 'show_error_output'),
     loadLimit1: number(p, 'load_limit1', TOOL), loadLimit5: number(p, 'load_limit5', TOOL), loadLimit15: number(p, 'load_limit15', TOOL),
-  };
+  });
   let prometheus: { host: string; port: number } | undefined;
   const prom = last(p, 'prometheus_server');
   if (prom !== undefined) {

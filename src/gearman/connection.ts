@@ -121,7 +121,7 @@ export class GearmanConnection extends EventEmitter {
   }
 
   private open(): void {
-    const parser = new PacketParser({ expect: 'RES', maxBodySize: this.opts.maxBodySize });
+    const parser = new PacketParser({ expect: 'RES', ...(this.opts.maxBodySize !== undefined ? { maxBodySize: this.opts.maxBodySize } : {}) });
     const socket = net.connect({ host: this.server.host, port: this.server.port });
     this.socket = socket;
     socket.setNoDelay(true);

@@ -5,6 +5,7 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { hostname, loadavg } from 'node:os';
 import { GearmanClient } from './client';
 import { GearmanConnection } from './connection';
+import { definedFields } from '../defined-fields';
 import { createPayloadCodec, GearmanPayloadError, type PayloadCodec } from './crypto';
 import { executeJob, type ExecuteContext } from './execute-job';
 import { parseJob } from './job-payload';
@@ -50,9 +51,9 @@ export class GearmanWorker extends EventEmitter {
     this.statusQueue = `worker_${this.options.identifier}`;
     // One listener per running job: max-worker of them is expected, not a leak.
     setMaxListeners(0, this.killAll.signal);
-    const connOpts = {
+    const connOpts = definedFields({
       backoffMinMs: options.backoffMinMs, backoffMaxMs: options.backoffMaxMs, answerTimeoutMs: options.answerTimeoutMs, log: this.log,
-    };
+    });
     this.client = new GearmanClient(this.options.servers, { ...connOpts, maxQueued: options.maxQueuedResults });
     this.ctx = { options: this.options, client: this.client, codec: this.codec, metrics: this.metricsData, log: this.log };
     this.servers = this.options.servers.map((address) => {
@@ -80,7 +81,7 @@ export class GearmanWorker extends EventEmitter {
   }
 
   /** Stops taking jobs, lets running ones finish until `deadlineMs`, kills the rest, submits every result, disconnects. */
-  async stop(options: { deadlineMs?: number; flushMs?: number } = {}): Promise<void> {
+  async stop(options: { deadlineMs?: number | undefined; flushMs?: number | undefined } = {}): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     if (this.loadTimer !== null) clearTimeout(this.loadTimer);
