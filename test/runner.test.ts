@@ -68,6 +68,19 @@ describe('CheckRunner scheduling', () => {
     expect(results.every((r) => r.state === 0 && r.stateType === 'HARD' && r.attempt === 1)).toBe(true);
   });
 
+  it('an option a definition leaves undefined keeps the runner default (issue 17: the undefined overwrote it)', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock, timeout: 200 });
+    const results = collect(runner);
+    runner.add({ id: 'slow', command: ['sleep', '5'], interval: 60_000, timeout: undefined });
+    runner.start();
+    clock.advance(60_000);
+    expect(await waitFor(() => results.length === 1, 4000)).toBe(true);
+    await runner.stop();
+    expect(results[0]).toMatchObject({ timedOut: true, state: 3 });
+    expect(results[0].durationMs).toBeLessThan(2000);
+  });
+
   it('never runs one check twice at once; slots missed while it ran are skipped', async () => {
     const clock = new FakeClock();
     const t0 = clock.t;

@@ -93,7 +93,8 @@ export function checkDefinition(def: CheckDefinition, defaults: CheckOptions): {
     throw new TypeError(`maxAttempts of ${def.id} must be a positive integer, got ${describe(def.maxAttempts)}`);
   }
   const options: Record<string, unknown> = { ...defaults };
-  for (const [k, v] of Object.entries(def)) if (!defKeys.has(k)) options[k] = v;
+  // An option the definition leaves undefined keeps the runner's (issue 17).
+  for (const [k, v] of Object.entries(def)) if (!defKeys.has(k) && v !== undefined) options[k] = v;
   return { maxAttempts, options };
 }
 

@@ -150,8 +150,9 @@ export async function runCheck(command: string | readonly string[], options?: Ch
   const started = performance.now();
   try {
     const res = await run(cmd, {
-      forceKillAfter: DEFAULT_GRACE,
       ...spawnOptions,
+      // After the spread: a caller's forceKillAfter: undefined means this default (issue 17).
+      forceKillAfter: o.forceKillAfter ?? DEFAULT_GRACE,
       timeout,
       maxBuffer: maxOutput,
       encoding: 'utf8',
