@@ -10,7 +10,7 @@ const src = readFileSync(new URL('../src/index.ts', import.meta.url), 'utf8');
 const names = [];
 for (const m of src.matchAll(/^export \{([^}]*)\} from/gm)) {
   for (const part of m[1].split(',')) {
-    const name = part.trim().split(/\s+as\s+/).pop();
+    const name = part.trim().split(/\s+/).pop(); // `a` or `a as b`
     if (name) names.push(name);
   }
 }

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { runBench } from './bench/run';
+import { definedFields } from './defined-fields';
 import { gearmanBenchUsage, parseGearmanBenchArgs } from './bench/gearman-args';
 import { runGearmanBench } from './bench/gearman-run';
 import { parseVsNagiosArgs, vsNagiosUsage } from './bench/vs-nagios-args';
@@ -48,7 +49,7 @@ async function bench(rest: string[]): Promise<number> {
     else if (rest[i] === '--seconds' && Number(rest[i + 1]) > 0) seconds = Number(rest[++i]);
     else throw new TypeError(`noshell bench: unknown argument ${rest[i]}`);
   }
-  await runBench({ quick, seconds, outDir, log: (line) => out(`${line}\n`) });
+  await runBench({ quick, ...definedFields({ seconds, outDir }), log: (line) => out(`${line}\n`) });
   return 0;
 }
 

@@ -4,7 +4,11 @@
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`;
+  if (typeof value === 'object') return 'an object';
+  // Not String(fn): that is the function's whole source text.
+  if (typeof value === 'function') return 'a function';
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects and functions returned above: a primitive is left
+  return `${typeof value} ${String(value)}`;
 }
 
 export function checkString(value: unknown, what: string): string {

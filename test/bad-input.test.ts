@@ -48,6 +48,11 @@ describe('bad input throws typed errors before spawning', () => {
     expect(() => spawn('/bin/true', [], { tiemout: 5 } as never)).toThrow(/unknown option "tiemout"/);
   });
 
+  it('a function where a value belongs is named, not quoted as its source text', () => {
+    const option = { argv0: function secretSource() { return 'x'; } } as never;
+    expect(() => spawn('/bin/true', [], option)).toThrow(/^argv0 must be a string, got a function$/);
+  });
+
   it('a NUL in a file: URL cwd is a TypeError (it was cut at the NUL and the child ran in the truncated path)', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-cwd-'));
     try {

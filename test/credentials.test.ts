@@ -11,7 +11,7 @@ async function childIds(opts: Parameters<typeof execFile>[2]): Promise<Record<st
   const r = await execFile('cat', ['/proc/self/status'], opts);
   const out: Record<string, string> = {};
   for (const line of r.stdout.split('\n')) {
-    const m = /^(Uid|Gid|Groups):\s*(.*)$/.exec(line);
+    const m = /^(Uid|Gid|Groups):(.*)$/.exec(line);
     if (m) out[m[1]] = m[2].trim().replace(/\s+/g, ' ');
   }
   return out;

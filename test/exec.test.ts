@@ -156,6 +156,24 @@ describe('exec', () => {
     expect(arr).toMatchObject({ viaShell: false, stdout: '$HOME | x\n' });
   });
 
+  it('every option set to undefined is absent: each takes its default (issue 17)', async () => {
+    const none = {
+      cwd: undefined, env: undefined, extendEnv: undefined, argv0: undefined, stdin: undefined, stdout: undefined,
+      stderr: undefined, timeout: undefined, killSignal: undefined, forceKillAfter: undefined, signal: undefined,
+      processGroup: undefined, uid: undefined, gid: undefined, groups: undefined, method: undefined, input: undefined,
+      maxBuffer: undefined, encoding: undefined, reject: undefined, shell: undefined, ref: undefined,
+    };
+    const r = await exec(`${PROBE} info`, none);
+    expect(r).toMatchObject({ exitCode: 0, viaShell: false });
+    const info = parseInfo(r.stdout as string);
+    // Own process group, the parent's working directory.
+    expect(info.pgid).toBe(info.pid);
+    expect(info.cwd).toBe(process.cwd());
+    // shell defaults to false, reject to true.
+    await expect(exec('echo a | cat', none)).rejects.toThrow(ShellSyntaxError);
+    await expect(exec([PROBE, 'exit', '3'], none)).rejects.toThrow(ExecError);
+  });
+
   it('bad shell values and execFile with shell: true are TypeErrors', async () => {
     await expect(exec('true', { shell: 'yes' as never })).rejects.toThrow(TypeError);
     await expect(execFile('/bin/true', [], { shell: true })).rejects.toThrow(TypeError);

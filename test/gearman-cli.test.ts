@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerOptionsFromArgs } from '../src/cli/gearman-worker-command';
 import { createPayloadCodec } from '../src/gearman/crypto';
-import { fields, freePort, GEARMAND, Gearmand, QueueReader, waitUntil } from './fixtures/gearman/harness';
+import { fields, freePort, GEARMAND, Gearmand, QueueReader } from './fixtures/gearman/harness';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 const PLUGIN = path.resolve(__dirname, 'fixtures', 'gearman', 'plugin.sh');
@@ -34,6 +34,8 @@ describe('gearman-worker options (C names, worker.conf)', () => {
       timeoutReturn: 3, showErrorOutput: false, loadLimit1: 50, maxWorker: 7, jobTimeout: 30,
     });
     expect(r.warnings.join('\n')).toMatch(/pidfile is ignored/);
+    // Options the command line does not set are left out, not set to undefined (issue 17).
+    expect(Object.entries(r.options).filter(([, v]) => v === undefined)).toEqual([]);
   });
 
   it('unknown and unsupported options are errors naming the option', () => {

@@ -21,20 +21,24 @@ if (why !== null) {
 
 /** servicestatus / hoststatus blocks of status.dat. */
 function status(file: string): Array<Record<string, string>> {
-  let text = '';
+  let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
     return [];
   }
   const out: Array<Record<string, string>> = [];
-  for (const m of text.matchAll(/^(servicestatus|hoststatus) \{\n([\s\S]*?)\n\s*\}/gm)) {
-    const o: Record<string, string> = { kind: m[1] };
-    for (const line of m[2].split('\n')) {
+  let block: Record<string, string> | null = null;
+  for (const line of text.split('\n')) {
+    if (block === null) {
+      if (line === 'servicestatus {' || line === 'hoststatus {') block = { kind: line.slice(0, -2) };
+    } else if (line.trim() === '}') {
+      out.push(block);
+      block = null;
+    } else {
       const eq = line.indexOf('=');
-      if (eq > 0) o[line.slice(0, eq).trim()] = line.slice(eq + 1);
+      if (eq > 0) block[line.slice(0, eq).trim()] = line.slice(eq + 1);
     }
-    out.push(o);
   }
   return out;
 }

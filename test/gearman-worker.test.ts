@@ -226,7 +226,7 @@ describe.skipIf(GEARMAND === null)('GearmanWorker with a real gearmand', () => {
     });
     c.close();
     expect(answer.length).toBe(65536);
-    expect(answer.toString('latin1').replace(/\0+$/, '')).toMatch(/^\S+ has 4 worker and is working on 0 jobs\. Version: 5\.2\.4-noshell\|worker=4;;;1;4 jobs=\d+c$/);
+    expect(answer.toString('latin1', 0, answer.indexOf(0))).toMatch(/^\S+ has 4 worker and is working on 0 jobs\. Version: 5\.2\.4-noshell\|worker=4;;;1;4 jobs=\d+c$/);
   });
 
   it('gearmand killed and restarted mid-run: no crash, results computed meanwhile arrive', async () => {

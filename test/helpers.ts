@@ -8,8 +8,8 @@ export const METHODS = ['posix_spawn', 'vfork', 'fork', 'auto'] as const;
 export function parseInfo(text: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of text.split('\n')) {
-    const m = /^(\w+)[=:]\s*(.*)$/.exec(line);
-    if (m) out[m[1]] = m[2];
+    const m = /^(\w+)[=:](.*)$/.exec(line);
+    if (m) out[m[1]] = m[2].trimStart();
   }
   return out;
 }
@@ -29,7 +29,7 @@ export function openFds(): string[] {
 export function childProcesses(): Array<{ pid: number; state: string }> {
   const out: Array<{ pid: number; state: string }> = [];
   for (const tid of readdirSync('/proc/self/task')) {
-    let list = '';
+    let list: string;
     try {
       list = readFileSync(`/proc/self/task/${tid}/children`, 'utf8');
     } catch {

@@ -72,6 +72,7 @@ function runShell(command: string): { argv: string[]; env: Record<string, string
     const e = err as { status: number | null; stderr?: Buffer };
     throw new Error(
       `/bin/sh -c ${JSON.stringify(command)} failed (status ${e.status}): ${e.stderr?.toString()}`,
+      { cause: err },
     );
   }
   const fields = out.toString('utf8').split('\0');

@@ -106,6 +106,17 @@ describe('runCheck outcomes', () => {
     expect(d).toMatchObject({ state: 3, timedOut: true });
   });
 
+  it('forceKillAfter: undefined keeps the 2 s grace of checks, not the 5 s of spawn (issue 17: the default was spread over)', async () => {
+    const pidFile = path.join(tmp, 'grace.pid');
+    const t = performance.now();
+    const r = await runCheck([PROBE, 'group', pidFile, '30', 'ignore-term-all'], { timeout: 100, forceKillAfter: undefined });
+    const ms = performance.now() - t;
+    expect(r).toMatchObject({ state: 3, timedOut: true, signal: 'SIGKILL' });
+    expect(ms).toBeGreaterThan(1900);
+    expect(ms).toBeLessThan(4000);
+    expect(await waitFor(() => !isAlive(readPid(pidFile)))).toBe(true);
+  });
+
   it('output past maxOutput is cut, the check still passes, the plugin is not killed', async () => {
     const r = await runCheck(['sh', '-c', `echo "OK - big | a=1"; ${PROBE} spew 1000000; exit 0`], { maxOutput: 4096 });
     expect(r).toMatchObject({ state: 0, truncated: true, exitCode: 0, signal: null, output: 'OK - big' });
@@ -114,7 +125,7 @@ describe('runCheck outcomes', () => {
   });
 
   it("shell 'auto' by default; argv arrays never use it", async () => {
-    const viaShell = await runCheck(`echo "OK - \$((1+2))"`);
+    const viaShell = await runCheck(`echo "OK - $((1+2))"`);
     expect(viaShell).toMatchObject({ state: 0, viaShell: true, output: 'OK - 3' });
     const direct = await runCheck(`${PROBE} exit 0`);
     expect(direct.viaShell).toBe(false);

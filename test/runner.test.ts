@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { CheckRunner, type CheckRunResult, type Clock } from '../src/index';
 import { childProcesses, PROBE, waitFor } from './helpers';
@@ -65,6 +66,19 @@ describe('CheckRunner scheduling', () => {
     expect(byId('c')).toEqual([500, 1500, 2500]);
     expect(byId('d')).toEqual([750, 1750, 2750]);
     expect(results.every((r) => r.state === 0 && r.stateType === 'HARD' && r.attempt === 1)).toBe(true);
+  });
+
+  it('an option a definition leaves undefined keeps the runner default (issue 17: the undefined overwrote it)', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock, timeout: 200 });
+    const results = collect(runner);
+    runner.add({ id: 'slow', command: ['sleep', '5'], interval: 60_000, timeout: undefined });
+    runner.start();
+    clock.advance(60_000);
+    expect(await waitFor(() => results.length === 1, 4000)).toBe(true);
+    await runner.stop();
+    expect(results[0]).toMatchObject({ timedOut: true, state: 3 });
+    expect(results[0].durationMs).toBeLessThan(2000);
   });
 
   it('never runs one check twice at once; slots missed while it ran are skipped', async () => {
@@ -196,7 +210,7 @@ describe('CheckRunner edge cases', () => {
         await runner.stop();
         console.log(JSON.stringify({ results, uncaught, running: runner.stats().running }));
       }, 20);`;
-    const r = require('node:child_process').spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.running).toBe(0);

@@ -40,7 +40,7 @@ export async function runGearmanRound(
     const c = counter;
     await waitFor(() => c.ready, 10_000, 'the result reader to connect');
     client = new GearmanClient([{ host: '127.0.0.1', port: gearmand.port }], { maxQueued: o.jobs + 1 }).start();
-    await worker.start({ kind, port: gearmand.port, key: o.key, maxWorker: o.maxWorker, cWorker: tools.cWorker ?? undefined });
+    await worker.start({ kind, port: gearmand.port, key: o.key, maxWorker: o.maxWorker, ...(tools.cWorker !== null ? { cWorker: tools.cWorker } : {}) });
     const cl = client;
     await waitFor(() => cl.stats().queued === 0, 10_000, 'the client to connect');
 

@@ -44,7 +44,7 @@ export function queueWorkers(port: number): Promise<Map<string, number> | null> 
     s.on('error', () => done(null));
     s.on('data', (c) => {
       text += c.toString('latin1');
-      if (!/(^|\n)\.\n$/.test(text)) return;
+      if (!/(?:^|\n)\.\n$/.test(text)) return;
       const m = new Map<string, number>();
       for (const line of text.split('\n')) {
         const [queue, , , workers] = line.split('\t');

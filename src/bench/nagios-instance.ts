@@ -88,7 +88,7 @@ export function nagiosCpu(pid: number): ProcCpu {
   let selfMs = main.selfMs;
   let childrenMs = main.childrenMs;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    let kids: string[] = [];
+    let kids: string[];
     try {
       kids = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
     } catch {

@@ -107,8 +107,8 @@ async function noshellSide(o: VsNagiosOptions): Promise<SideResult> {
   });
   let out = '';
   let err = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (err += d));
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
   const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
   if (code !== 0) throw new Error(`runner-load failed (${code}): ${err.slice(0, 500)}`);
   const r = JSON.parse(out.trim().split('\n').pop()!) as RunnerLoadResult;

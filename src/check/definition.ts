@@ -11,9 +11,9 @@ export interface CheckDefinition extends CheckOptions {
   /** ms between regular runs. */
   interval: number;
   /** ms between retries while a non-OK state is not yet confirmed (default: interval). */
-  retryInterval?: number;
+  retryInterval?: number | undefined;
   /** Runs that must agree before a non-OK state is HARD (default 1: no retries). */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
 }
 
 export interface Clock {
@@ -24,9 +24,9 @@ export interface Clock {
 
 export interface RunnerOptions extends CheckOptions {
   /** Checks running at once (default 32). */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /** Time source and timers; injectable for tests. */
-  clock?: Clock;
+  clock?: Clock | undefined;
 }
 
 export interface CheckRunResult extends CheckResult {
@@ -93,8 +93,9 @@ export function checkDefinition(def: CheckDefinition, defaults: CheckOptions): {
     throw new TypeError(`maxAttempts of ${def.id} must be a positive integer, got ${describe(def.maxAttempts)}`);
   }
   const options: Record<string, unknown> = { ...defaults };
-  for (const [k, v] of Object.entries(def)) if (!defKeys.has(k)) options[k] = v;
-  return { maxAttempts, options: options as CheckOptions };
+  // An option the definition leaves undefined keeps the runner's (issue 17).
+  for (const [k, v] of Object.entries(def)) if (!defKeys.has(k) && v !== undefined) options[k] = v;
+  return { maxAttempts, options };
 }
 
 /** A stable fraction in [0, 1) from a string (FNV-1a). */

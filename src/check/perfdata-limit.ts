@@ -50,8 +50,8 @@ interface CheckState {
   dropped: PerfdataDropped;
 }
 
-function scaleRange(r: ThresholdRange | undefined, factor: number): ThresholdRange | undefined {
-  return r === undefined ? undefined : { start: scale(r.start, factor), end: scale(r.end, factor), alertInside: r.alertInside };
+function scaleRange(r: ThresholdRange, factor: number): ThresholdRange {
+  return { start: scale(r.start, factor), end: scale(r.end, factor), alertInside: r.alertInside };
 }
 
 export class PerfdataLimit {

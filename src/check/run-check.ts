@@ -15,13 +15,13 @@ export const STATE_NAMES: readonly StateName[] = ['OK', 'WARNING', 'CRITICAL', '
 
 export interface CheckOptions extends Omit<SpawnOptions, 'stdin' | 'stdout' | 'stderr'> {
   /** ms (default 60 s, like Nagios' service_check_timeout); then the group is killed. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** State of a timed-out check (default 3 UNKNOWN; 2 CRITICAL for Nagios-like setups). */
-  timeoutState?: CheckState;
+  timeoutState?: CheckState | undefined;
   /** Bytes kept of stdout and of stderr (default 64 KiB); the rest is dropped, the check not failed. */
-  maxOutput?: number;
+  maxOutput?: number | undefined;
   /** Default 'auto': /bin/sh -c only for command strings that need it. */
-  shell?: ShellOption;
+  shell?: ShellOption | undefined;
 }
 
 export interface CheckResult {
@@ -150,8 +150,9 @@ export async function runCheck(command: string | readonly string[], options?: Ch
   const started = performance.now();
   try {
     const res = await run(cmd, {
-      forceKillAfter: DEFAULT_GRACE,
       ...spawnOptions,
+      // After the spread: a caller's forceKillAfter: undefined means this default (issue 17).
+      forceKillAfter: o.forceKillAfter ?? DEFAULT_GRACE,
       timeout,
       maxBuffer: maxOutput,
       encoding: 'utf8',

@@ -128,7 +128,7 @@ export class CheckRunner extends EventEmitter {
    * after `deadline` ms (default: wait for them) aborts them (their groups
    * are killed). Resolves when nothing runs.
    */
-  stop(options: { deadline?: number } = {}): Promise<void> {
+  stop(options: { deadline?: number | undefined } = {}): Promise<void> {
     if (this.#stopping !== null) return this.#stopping;
     if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
     this.#timer = null;

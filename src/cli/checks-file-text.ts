@@ -34,6 +34,7 @@ function parseYaml(text: string, file: string): unknown {
   try {
     return doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (err) {
+    // eslint-disable-next-line preserve-caught-error -- the parser's own error quotes the file's text (issue 17): not passed on
     throw new TypeError(`${file}: invalid YAML: ${yamlConvertText(err as Error, MAX_ALIASES)}`);
   }
 }
@@ -54,7 +55,7 @@ function refuseUntrusted(file: string): void {
   try {
     why = untrustedFile(file);
   } catch (err) {
-    throw new TypeError(`${file}: cannot read: ${(err as Error).message}`);
+    throw new TypeError(`${file}: cannot read: ${(err as Error).message}`, { cause: err });
   }
   if (why !== null) throw new TypeError(`refusing to read ${file} as root: ${why}`);
 }
@@ -95,7 +96,7 @@ export function readChecksData(file: string): unknown {
   try {
     text = readCapped(file, yaml ? MAX_YAML_BYTES : MAX_JSON_BYTES).toString('utf8');
   } catch (err) {
-    throw new TypeError(`${file}: cannot read: ${(err as Error).message}`);
+    throw new TypeError(`${file}: cannot read: ${(err as Error).message}`, { cause: err });
   }
   return yaml ? parseYaml(text, file) : parseJson(text, file);
 }

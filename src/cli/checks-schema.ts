@@ -104,8 +104,10 @@ function shown(value: unknown): string {
   if (value === undefined) return 'nothing';
   let s: string;
   try {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only for what JSON cannot show (a function, a symbol); parsed files hold none
     s = JSON.stringify(value) ?? String(value);
   } catch {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a BigInt or a cycle from a library caller; a tag is enough
     s = String(value);
   }
   return s.length > 80 ? `${s.slice(0, 80)}…` : s;

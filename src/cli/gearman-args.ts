@@ -68,12 +68,12 @@ function readConfig(file: string, c: Collector, depth: number): void {
   try {
     st = statSync(file);
   } catch (err) {
-    throw new TypeError(`cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new TypeError(`cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
   if (st.isDirectory()) {
     for (const name of readdirSync(file).sort()) {
       const full = path.join(file, name);
-      if (statSync(full).isDirectory() || /\.(cfg|conf)$/.test(name)) readConfig(full, c, depth + 1);
+      if (statSync(full).isDirectory() || /\.(?:cfg|conf)$/.test(name)) readConfig(full, c, depth + 1);
     }
     return;
   }

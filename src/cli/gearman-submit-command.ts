@@ -72,7 +72,7 @@ export async function gearmanSubmitCommand(args: string[], out: (s: string) => v
     });
     queue = last(p, 'result_queue') ?? 'check_results';
   }
-  const client = new GearmanClient(servers, { log: undefined }).start();
+  const client = new GearmanClient(servers).start();
   try {
     client.submit(queue, codec.encode(payload), { priority });
     if (!(await client.flush(waitSec * 1000))) {

@@ -1,5 +1,6 @@
 // The command line and worker.conf of `noshell gearman-worker`, named as
 // the C mod_gearman_worker names them, turned into GearmanWorker options.
+import { definedFields } from '../defined-fields';
 import type { GearmanWorkerOptions } from '../gearman/worker-options';
 import { last, list, number, parseToolArgs, yesNo, type OptionSpec, type ParsedOptions } from './gearman-args';
 
@@ -53,7 +54,7 @@ export function workerOptionsFromArgs(args: readonly string[]): {
   if (encryption && key === undefined && keyfile === undefined && !help) {
     throw new TypeError(`${TOOL}: encryption is on but no key is set (--key=..., --keyfile=... or --encryption=no)`);
   }
-  const options: GearmanWorkerOptions = {
+  const options: GearmanWorkerOptions = definedFields({
     servers, encryption, key, keyfile, identifier: last(p, 'identifier'),
     hosts: bool(p, 'hosts'), services: bool(p, 'services'), eventhandlers: bool(p, 'eventhandler'),
     notifications: bool(p, 'notifications'), hostgroups: list(p, 'hostgroups'), servicegroups: list(p, 'servicegroups'),
@@ -61,7 +62,7 @@ export function workerOptionsFromArgs(args: readonly string[]): {
     jobTimeout: number(p, 'job_timeout', TOOL, 1), timeoutReturn: number(p, 'timeout_return', TOOL, 0),
     showErrorOutput: bool(p, 'show_error_output'),
     loadLimit1: number(p, 'load_limit1', TOOL), loadLimit5: number(p, 'load_limit5', TOOL), loadLimit15: number(p, 'load_limit15', TOOL),
-  };
+  });
   let prometheus: { host: string; port: number } | undefined;
   const prom = last(p, 'prometheus_server');
   if (prom !== undefined) {

@@ -44,7 +44,7 @@ export class LogFile {
     try {
       return openSync(path, 'a', 0o640);
     } catch (err) {
-      throw new TypeError(`cannot open log file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new TypeError(`cannot open log file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
     }
   }
 }

@@ -7,7 +7,7 @@ import type { AppliedChecks } from './checks-reload';
 import { checksRunningAsRoot, rootRefusal } from './root-refusal';
 
 /** The file's checks, credentials resolved; refused (TypeError) if any would run as root unasked. */
-export async function loadRunChecks(file: string, allowRoot: boolean): Promise<{ concurrency?: number; defs: CheckDefinition[] }> {
+export async function loadRunChecks(file: string, allowRoot: boolean): Promise<{ concurrency: number | undefined; defs: CheckDefinition[] }> {
   const loaded = loadChecksFile(file);
   const defs = await resolveChecks(file, loaded);
   const asRoot = allowRoot ? [] : checksRunningAsRoot(defs);
@@ -21,7 +21,7 @@ export async function loadRunChecks(file: string, allowRoot: boolean): Promise<{
  * during one cause one more afterwards (the file may have changed again).
  */
 export function onReload(
-  run: { file: string; allowRoot: boolean; concurrency?: number; fixedConcurrency: boolean },
+  run: { file: string; allowRoot: boolean; concurrency: number | undefined; fixedConcurrency: boolean },
   applied: AppliedChecks, stopping: () => boolean, err: (s: string) => void,
 ): { remove(): void } {
   const { file, allowRoot, concurrency } = run;

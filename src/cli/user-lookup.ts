@@ -63,7 +63,7 @@ async function resolveGroup(group: string): Promise<number> {
 
 async function resolveIdentity(user: string | undefined, group: string | undefined): Promise<Identity> {
   const gid = group === undefined ? undefined : await resolveGroup(group);
-  if (user === undefined) return { gid };
+  if (user === undefined) return gid === undefined ? {} : { gid };
   const entry = await getent('passwd', user);
   if (entry === null) {
     if (!NUMERIC.test(user)) throw new TypeError(`user ${JSON.stringify(user)}: no such user (getent passwd)`);

@@ -36,7 +36,7 @@ class Scanner {
   readonly argv: string[] = [];
   // Null prototype: a plain object would inherit `constructor`/`toString` and
   // turn `__proto__=x` into a prototype change. It costs ~30 ns a command.
-  readonly env: Record<string, string> = Object.create(null);
+  readonly env: Record<string, string> = Object.create(null) as Record<string, string>;
   reasons = 0;
   // The word being built: `word` holds finished parts, s[run, i) the pending
   // unquoted run that has no escapes in it yet.

@@ -27,11 +27,11 @@ interface Pending {
 
 export interface ClientOptions extends ConnectionOptions {
   /** Jobs kept while no server takes them (default 10,000); past it the oldest are dropped and counted. */
-  maxQueued?: number;
+  maxQueued?: number | undefined;
   /** Bytes kept likewise (default 64 MiB). Both bounds count queued and in-flight jobs together. */
-  maxQueuedBytes?: number;
+  maxQueuedBytes?: number | undefined;
   /** Jobs written to one connection and not yet answered (JOB_CREATED / ERROR), at most (default 256). */
-  maxInFlight?: number;
+  maxInFlight?: number | undefined;
 }
 
 export interface ClientStats {
@@ -94,7 +94,7 @@ export class GearmanClient {
   }
 
   /** Puts a background job on `queue`; never throws for server trouble (see stats().dropped). */
-  submit(queue: string, data: string, options: { priority?: Priority; unique?: string } = {}): void {
+  submit(queue: string, data: string, options: { priority?: Priority | undefined; unique?: string | undefined } = {}): void {
     const p: Pending = {
       queue, data, unique: options.unique ?? randomUUID(), type: SUBMIT[options.priority ?? 'normal'],
       bytes: data.length + queue.length + 40,

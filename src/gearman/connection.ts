@@ -13,18 +13,18 @@ export { DEFAULT_PORT, parseServer, type ServerAddress } from './server-address'
 
 export interface ConnectionOptions {
   /** First retry delay (default 100 ms), doubled up to backoffMaxMs (default 5 s). */
-  backoffMinMs?: number;
-  backoffMaxMs?: number;
-  maxBodySize?: number;
+  backoffMinMs?: number | undefined;
+  backoffMaxMs?: number | undefined;
+  maxBodySize?: number | undefined;
   /** Gives up a connect attempt after this long (default 5 s, the C worker's gearman_connection_timeout). */
-  connectTimeoutMs?: number;
+  connectTimeoutMs?: number | undefined;
   /** A connection up this long without a valid packet also resets the backoff (default 5 s). */
-  stableAfterMs?: number;
+  stableAfterMs?: number | undefined;
   /** Drops a connection whose half-received packet gets no further bytes for this long (default 60 s). */
-  partialPacketTimeoutMs?: number;
+  partialPacketTimeoutMs?: number | undefined;
   /** Drops a connection whose oldest request marked as expecting an answer waits longer than this (default 30 s; 0: never). */
-  answerTimeoutMs?: number;
-  log?: (level: 'error' | 'info' | 'debug', message: string) => void;
+  answerTimeoutMs?: number | undefined;
+  log?: ((level: 'error' | 'info' | 'debug', message: string) => void) | undefined;
 }
 
 interface ResolvedConnectionOptions {
@@ -176,7 +176,7 @@ export class GearmanConnection extends EventEmitter {
   }
 
   private open(): void {
-    const parser = new PacketParser({ expect: 'RES', maxBodySize: this.opts.maxBodySize });
+    const parser = new PacketParser({ expect: 'RES', ...(this.opts.maxBodySize !== undefined ? { maxBodySize: this.opts.maxBodySize } : {}) });
     const socket = net.connect({ host: this.server.host, port: this.server.port });
     this.socket = socket;
     socket.setNoDelay(true);

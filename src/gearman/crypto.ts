@@ -158,9 +158,9 @@ export function decryptText(key: Buffer, payload: string | Buffer): string {
 
 export interface CodecOptions {
   /** Default true. */
-  encryption?: boolean;
-  key?: string | Buffer;
-  keyfile?: string;
+  encryption?: boolean | undefined;
+  key?: string | Buffer | undefined;
+  keyfile?: string | undefined;
 }
 
 export function createPayloadCodec(options: CodecOptions): PayloadCodec {

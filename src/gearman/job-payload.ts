@@ -117,8 +117,8 @@ export function formatResult(r: ResultFields): string {
 
 /** A passive (or active) result in send_gearman's layout; `output` is raw text. */
 export function formatSubmittedResult(r: {
-  active?: boolean; hostName: string; serviceDescription?: string | undefined; startTime: number; finishTime: number;
-  latency?: number; returnCode: number; output: string; source?: string;
+  active?: boolean | undefined; hostName: string; serviceDescription?: string | undefined; startTime: number; finishTime: number;
+  latency?: number | undefined; returnCode: number; output: string; source?: string | undefined;
 }): string {
   let s = `type=${r.active === true ? 'active' : 'passive'}\nhost_name=${r.hostName}\nstart_time=${formatTime(r.startTime)}\n` +
     `finish_time=${formatTime(r.finishTime)}\nlatency=${formatTime(r.latency ?? 0)}\nreturn_code=${r.returnCode}\n` +
@@ -130,7 +130,7 @@ export function formatSubmittedResult(r: {
 /** A check job in the broker module's format (for submitters and tests). */
 export function formatJob(j: {
   type: JobType; hostName: string; serviceDescription?: string | undefined; commandLine: string;
-  resultQueue?: string; timeout?: number; coreTime?: number; extra?: Record<string, string>;
+  resultQueue?: string | undefined; timeout?: number | undefined; coreTime?: number | undefined; extra?: Record<string, string> | undefined;
 }): string {
   const lines = [`type=${j.type}`];
   if (j.type === 'service' || j.type === 'host') lines.push(`result_queue=${j.resultQueue ?? 'check_results'}`);

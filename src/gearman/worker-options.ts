@@ -1,44 +1,45 @@
 // Options of GearmanWorker, named after the C worker's (worker.conf) keys.
 import { hostname } from 'node:os';
+import { describe } from '../validate';
 import { parseServer, type ServerAddress } from './connection';
 
 export interface GearmanWorkerOptions {
   /** `host[:port]` strings or addresses; several servers are served at once. */
   servers: ReadonlyArray<string | ServerAddress>;
   /** Default true. */
-  encryption?: boolean;
-  key?: string;
-  keyfile?: string;
+  encryption?: boolean | undefined;
+  key?: string | undefined;
+  keyfile?: string | undefined;
   /** Default: the host name. Used in texts, `source=` and the `worker_<identifier>` status queue. */
-  identifier?: string;
-  hosts?: boolean;
-  services?: boolean;
-  eventhandlers?: boolean;
-  notifications?: boolean;
-  hostgroups?: readonly string[];
-  servicegroups?: readonly string[];
+  identifier?: string | undefined;
+  hosts?: boolean | undefined;
+  services?: boolean | undefined;
+  eventhandlers?: boolean | undefined;
+  notifications?: boolean | undefined;
+  hostgroups?: readonly string[] | undefined;
+  servicegroups?: readonly string[] | undefined;
   /** Jobs run at once (default 20). */
-  maxWorker?: number;
+  maxWorker?: number | undefined;
   /** Reported in the status answer only (default 1). */
-  minWorker?: number;
+  minWorker?: number | undefined;
   /** Seconds for jobs without a timeout (default 60). */
-  jobTimeout?: number;
+  jobTimeout?: number | undefined;
   /** return_code of timed-out checks (default 2). */
-  timeoutReturn?: number;
+  timeoutReturn?: number | undefined;
   /** Append stderr to the output (default true). */
-  showErrorOutput?: boolean;
+  showErrorOutput?: boolean | undefined;
   /** No new jobs while the 1/5/15-minute load average is above these (0: no limit). */
-  loadLimit1?: number;
-  loadLimit5?: number;
-  loadLimit15?: number;
+  loadLimit1?: number | undefined;
+  loadLimit5?: number | undefined;
+  loadLimit15?: number | undefined;
   /** Results kept while no server is reachable (default 10,000). */
-  maxQueuedResults?: number;
+  maxQueuedResults?: number | undefined;
   /** Reconnect backoff, ms (default 100 → 5,000). */
-  backoffMinMs?: number;
-  backoffMaxMs?: number;
+  backoffMinMs?: number | undefined;
+  backoffMaxMs?: number | undefined;
   /** A gearmand that leaves a grab or a result unanswered this long is dropped and redialled (default 30 s; 0: never). */
-  answerTimeoutMs?: number;
-  log?: (level: 'error' | 'info' | 'debug', message: string) => void;
+  answerTimeoutMs?: number | undefined;
+  log?: ((level: 'error' | 'info' | 'debug', message: string) => void) | undefined;
 }
 
 export interface ResolvedWorkerOptions {
@@ -56,7 +57,7 @@ export interface ResolvedWorkerOptions {
 function count(v: unknown, name: string, dflt: number, min = 0): number {
   if (v === undefined) return dflt;
   if (typeof v !== 'number' || !Number.isFinite(v) || v < min) {
-    throw new TypeError(`GearmanWorker: ${name} must be a number ≥ ${min}, got ${String(v)}`);
+    throw new TypeError(`GearmanWorker: ${name} must be a number ≥ ${min}, got ${describe(v)}`);
   }
   return v;
 }
@@ -77,7 +78,7 @@ export function workerQueues(o: Pick<GearmanWorkerOptions, 'hosts' | 'services' 
 export function resolveWorkerOptions(o: GearmanWorkerOptions): ResolvedWorkerOptions {
   if (typeof o !== 'object' || o === null) throw new TypeError('GearmanWorker: options must be an object');
   if (!Array.isArray(o.servers) || o.servers.length === 0) throw new TypeError('GearmanWorker: at least one server is needed');
-  const servers = o.servers.map((s) => (typeof s === 'string' ? parseServer(s) : s));
+  const servers = o.servers.map((s: string | ServerAddress) => (typeof s === 'string' ? parseServer(s) : s));
   const identifier = o.identifier ?? hostname();
   if (typeof identifier !== 'string' || identifier === '' || /[\0\n]/.test(identifier)) {
     throw new TypeError('GearmanWorker: identifier must be a non-empty single-line string');

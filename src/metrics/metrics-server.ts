@@ -31,7 +31,7 @@ export interface MetricsServer {
 }
 
 export interface ServeMetricsOptions {
-  host?: string;
+  host?: string | undefined;
   port: number;
   /** How old a render may be and still be served, in ms (default 1000; 0: only concurrent requests share one). */
   maxAgeMs?: number | undefined;

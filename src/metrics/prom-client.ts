@@ -6,6 +6,7 @@ type PromClient = typeof import('prom-client');
 let loaded: PromClient | undefined;
 
 export function promClient(): PromClient {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily (above); `import type` keeps it typed
   loaded ??= require('prom-client') as PromClient;
   return loaded;
 }

@@ -16,9 +16,9 @@ import { promClient } from './prom-client';
 
 export interface RunnerMetricsOptions {
   /** Perfdata label sets each check may hold (default 100); shared with runner.metrics(). */
-  perfdataLimit?: number;
+  perfdataLimit?: number | undefined;
   /** Longest perfdata label or unit exported, in UTF-8 bytes (default 256); longer items are counted as reason="too_long". */
-  perfdataLabelMaxBytes?: number;
+  perfdataLabelMaxBytes?: number | undefined;
 }
 
 export interface RunnerMetrics {

@@ -5,25 +5,25 @@ import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand, type 
 import { ExecError } from './errors';
 import { describe, normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
 import { execOnExecutor, executorAvailable, type ExecOutcome } from './executor';
-import { spawnNormalized } from './spawn';
+import { spawnNormalized, type CaptureRequest } from './spawn';
 import type { ExitStatus } from './status';
 import type { Subprocess } from './subprocess';
 
 export interface ExecOptions extends SpawnOptions {
   /** Written to the child's stdin, which is then closed. Default: stdin is /dev/null. */
-  input?: string | Uint8Array;
+  input?: string | Uint8Array | undefined;
   /** Bytes kept per stream (default 1 MiB); past it the child is killed. */
-  maxBuffer?: number;
-  encoding?: 'utf8' | 'buffer';
+  maxBuffer?: number | undefined;
+  encoding?: 'utf8' | 'buffer' | undefined;
   /** Reject on non-zero exit, signal, timeout, abort or maxBuffer (default true). */
-  reject?: boolean;
+  reject?: boolean | undefined;
   /** For command strings: false (default) never uses /bin/sh and throws
    * ShellSyntaxError when the string needs it; 'auto' uses /bin/sh -c only
    * then; true always. argv arrays never go through a shell. */
-  shell?: ShellOption;
+  shell?: ShellOption | undefined;
   /** false: a pending exec does not keep the event loop alive (like
    * subprocess.unref()). Default true. */
-  ref?: boolean;
+  ref?: boolean | undefined;
 }
 
 export interface ExecResult<T extends string | Buffer = string | Buffer> extends ExitStatus {
@@ -80,15 +80,15 @@ async function runOnLoop(
   truncate: boolean, ref: boolean,
 ): Promise<ExecOutcome> {
   let exceeded = 0;
-  const child = spawnNormalized(spawnOpts, {
-    flags: capture,
-    maxBuffer,
-    // Truncating (checks) drops the excess and lets the plugin finish.
-    onOverflow: truncate ? undefined : (stream) => {
+  const request: CaptureRequest = { flags: capture, maxBuffer };
+  // Truncating (checks) drops the excess and lets the plugin finish.
+  if (!truncate) {
+    request.onOverflow = (stream) => {
       if (exceeded === 0) exceeded = stream;
       child._terminate();
-    },
-  });
+    };
+  }
+  const child = spawnNormalized(spawnOpts, request);
   if (!ref) child.unref();
   writeInput(child, input);
   const status = await child.exited;
@@ -171,8 +171,8 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   // stdout/stderr pipes are read natively into one buffer each: no stream
   // objects, one callback when everything has ended.
   let capture = encoding === 'utf8' ? NativeCapture.AsString : 0;
-  if (spawnOpts.stdio[2] === NativeStdio.Pipe) capture |= NativeCapture.Stdout;
-  if (spawnOpts.stdio[4] === NativeStdio.Pipe) capture |= NativeCapture.Stderr;
+  if ((spawnOpts.stdio[2] as NativeStdio) === NativeStdio.Pipe) capture |= NativeCapture.Stdout;
+  if ((spawnOpts.stdio[4] as NativeStdio) === NativeStdio.Pipe) capture |= NativeCapture.Stderr;
   if (truncate) capture |= NativeCapture.Truncate;
   if (o.ref !== undefined && typeof o.ref !== 'boolean') {
     throw new TypeError(`ref must be a boolean, got ${describe(o.ref)}`);

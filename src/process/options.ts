@@ -16,33 +16,33 @@ export type Signal = NodeJS.Signals | number;
 
 export interface SpawnOptions {
   /** Working directory of the child. */
-  cwd?: string | URL;
+  cwd?: string | URL | undefined;
   /** Environment variables; with extendEnv (default) merged over process.env.
    * An undefined value removes the variable. */
   env?: Readonly<Record<string, string | undefined>>;
-  extendEnv?: boolean;
+  extendEnv?: boolean | undefined;
   /** argv[0] seen by the child (default: file as given). */
-  argv0?: string;
-  stdin?: StdioOption;
-  stdout?: StdioOption;
+  argv0?: string | undefined;
+  stdin?: StdioOption | undefined;
+  stdout?: StdioOption | undefined;
   /** 'stdout' sends stderr where stdout goes (2>&1). */
-  stderr?: StdioOption | 'stdout';
+  stderr?: StdioOption | 'stdout' | undefined;
   /** ms; then killSignal to the child's process group. 0 or undefined: none. */
-  timeout?: number;
-  killSignal?: Signal;
+  timeout?: number | undefined;
+  killSignal?: Signal | undefined;
   /** ms after killSignal (timeout/abort) before SIGKILL; default 5000, 0 disables. */
-  forceKillAfter?: number;
-  signal?: AbortSignal;
+  forceKillAfter?: number | undefined;
+  signal?: AbortSignal | undefined;
   /** Child leads its own process group, so timeouts reach grandchildren (default true). */
-  processGroup?: boolean;
+  processGroup?: boolean | undefined;
   /** Run as this user; needs gid too. Uses the vfork path. */
-  uid?: number;
+  uid?: number | undefined;
   /** Run as this group (supplementary groups are cleared unless `groups` is given). */
-  gid?: number;
+  gid?: number | undefined;
   /** Supplementary group ids (with gid). */
-  groups?: readonly number[];
+  groups?: readonly number[] | undefined;
   /** 'auto' (default) takes posix_spawn, or vfork when uid/gid are set. 'fork' is for benchmarks. */
-  method?: SpawnMethod;
+  method?: SpawnMethod | undefined;
 }
 
 /** What spawn() hands to the native side, already checked. */

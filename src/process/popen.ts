@@ -11,10 +11,10 @@ import type { Subprocess } from './subprocess';
 
 export interface PopenOptions extends Omit<SpawnOptions, 'stdin' | 'stdout'> {
   /** 'w' mode only: where the child's stdout goes (default 'inherit'). */
-  stdout?: Exclude<StdioOption, 'pipe'>;
+  stdout?: Exclude<StdioOption, 'pipe'> | undefined;
   /** Default 'inherit', as with popen(3). */
-  stderr?: Exclude<StdioOption, 'pipe'> | 'stdout';
-  shell?: ShellOption;
+  stderr?: Exclude<StdioOption, 'pipe'> | 'stdout' | undefined;
+  shell?: ShellOption | undefined;
 }
 
 interface PopenCommon {
@@ -97,5 +97,5 @@ export function popen(command: string | readonly string[], mode: 'r' | 'w', opti
     ...(mode === 'r'
       ? { lines: (): AsyncIterable<string> => createInterface({ input: stream, crlfDelay: Infinity }) }
       : {}),
-  }) as Popen;
+  });
 }

@@ -89,7 +89,7 @@ export class Subprocess {
 
   /** The AbortSignal's reason when the child was aborted. */
   get abortReason(): unknown {
-    return this.#aborted ? this.#abortSignal?.reason : undefined;
+    return this.#aborted ? (this.#abortSignal?.reason as unknown) : undefined;
   }
 
   /**

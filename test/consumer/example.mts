@@ -66,5 +66,13 @@ export async function examples(): Promise<void> {
   // @ts-expect-error states are 0-3
   const bad: CheckResult['state'] = 4;
 
+  // Under exactOptionalPropertyTypes too, an option may be given as undefined: it means the default.
+  const unset: number | undefined = undefined;
+  await exec('true', { timeout: unset, shell: undefined, cwd: undefined, signal: undefined });
+  await runCheck('true', { timeout: unset, timeoutState: undefined, maxOutput: unset });
+  new CheckRunner({ concurrency: unset }).add({ id: 'u', command: 'true', interval: 1000, retryInterval: unset });
+  popen('true', 'r', { stderr: undefined }).subprocess.kill();
+  spawn('true', [], { forceKillAfter: unset, uid: unset, gid: unset });
+
   console.log(killed, code, text, viaShell, closed, argv, needsShell, state, out.output, perf, alert, running, metrics, same, bad);
 }

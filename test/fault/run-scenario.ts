@@ -14,7 +14,6 @@ export interface Outcome {
   code: number | null;
   signal: NodeJS.Signals | null;
   stderr: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   summary: any;
 }
 
