@@ -7,65 +7,11 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { AnswerDeadline } from './answer-deadline';
 import type { ServerAddress } from './server-address';
+import { MAX_UNREAD, resolveConnectionOptions, type ConnectionOptions, type ResolvedConnectionOptions } from './connection-options';
 import { encodePacket, GearmanProtocolError, PacketParser, type Packet } from './packet';
 
 export { DEFAULT_PORT, parseServer, type ServerAddress } from './server-address';
-
-export interface ConnectionOptions {
-  /** First retry delay (default 100 ms), doubled up to backoffMaxMs (default 5 s). */
-  backoffMinMs?: number | undefined;
-  backoffMaxMs?: number | undefined;
-  maxBodySize?: number | undefined;
-  /** Gives up a connect attempt after this long (default 5 s, the C worker's gearman_connection_timeout). */
-  connectTimeoutMs?: number | undefined;
-  /** A connection up this long without a valid packet also resets the backoff (default 5 s). */
-  stableAfterMs?: number | undefined;
-  /** Drops a connection whose half-received packet gets no further bytes for this long (default 60 s). */
-  partialPacketTimeoutMs?: number | undefined;
-  /** Drops a connection whose oldest request marked as expecting an answer waits longer than this (default 30 s; 0: never). */
-  answerTimeoutMs?: number | undefined;
-  log?: ((level: 'error' | 'info' | 'debug', message: string) => void) | undefined;
-}
-
-interface ResolvedConnectionOptions {
-  backoffMinMs: number;
-  backoffMaxMs: number;
-  maxBodySize: number | undefined;
-  connectTimeoutMs: number;
-  stableAfterMs: number;
-  partialPacketTimeoutMs: number;
-  answerTimeoutMs: number;
-  log: ConnectionOptions['log'];
-}
-
-/** Largest delay a Node timer takes (2^31-1 ms); longer ones fire at once with a warning. */
-const MAX_DELAY = 2 ** 31 - 1;
-
-/** Unread bytes past which a peer is taken to have stopped reading: two largest results of the C worker (10 MB each). */
-const MAX_UNREAD = 24 * 1024 * 1024;
-
-function ms(value: number | undefined, name: string, dflt: number, min: number): number {
-  // Field by field: an option given as undefined is absent, never NaN (issue 17).
-  if (value === undefined) return dflt;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > MAX_DELAY) {
-    throw new TypeError(`gearman connection: ${name} must be a number of ms from ${min} to ${MAX_DELAY}, got ${String(value)}`);
-  }
-  return value;
-}
-
-/** Every option resolved on its own: `undefined` means the default. */
-export function resolveConnectionOptions(o: ConnectionOptions): ResolvedConnectionOptions {
-  const backoffMinMs = ms(o.backoffMinMs, 'backoffMinMs', 100, 1);
-  const backoffMaxMs = ms(o.backoffMaxMs, 'backoffMaxMs', Math.max(5000, backoffMinMs), backoffMinMs);
-  return {
-    backoffMinMs, backoffMaxMs, maxBodySize: o.maxBodySize,
-    connectTimeoutMs: ms(o.connectTimeoutMs, 'connectTimeoutMs', 5000, 1),
-    stableAfterMs: ms(o.stableAfterMs, 'stableAfterMs', 5000, 0),
-    partialPacketTimeoutMs: ms(o.partialPacketTimeoutMs, 'partialPacketTimeoutMs', 60_000, 1),
-    answerTimeoutMs: ms(o.answerTimeoutMs, 'answerTimeoutMs', 30_000, 0),
-    log: o.log,
-  };
-}
+export { resolveConnectionOptions, type ConnectionOptions } from './connection-options';
 
 export interface GearmanConnection {
   on(event: 'connect', listener: () => void): this;

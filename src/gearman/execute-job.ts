@@ -1,6 +1,5 @@
 // One job from grab to result: run it, account for it, and hand the C
 // worker's result payload to the client (service and host checks only).
-import type { GearmanClient } from './client';
 import type { PayloadCodec } from './crypto';
 import { escapeOutput, formatResult, jobTime, type CheckJob } from './job-payload';
 import { runJob, type JobOutcome } from './run-job';
@@ -18,7 +17,8 @@ export interface WorkerJobEvent {
 
 export interface ExecuteContext {
   options: ResolvedWorkerOptions;
-  client: GearmanClient;
+  /** Where results go (the worker's ResultClients). */
+  client: { submit(queue: string, data: string): void };
   codec: PayloadCodec;
   metrics: WorkerMetrics;
   log: (level: 'error' | 'info' | 'debug', message: string) => void;
