@@ -144,3 +144,31 @@ describe('noshell gearman-worker and signals', () => {
     expect(rss1 - rss0).toBeLessThan(60 * 1024);
   }, 60_000);
 });
+
+describe('GearmanWorker.reconfigure', () => {
+  it('moves to another gearmand: the old connection is closed, a running job\'s result goes to the new one, new jobs come from it', async () => {
+    const { GearmanWorker } = await import('../src/gearman/worker');
+    const a = new HostileGearmand('normal');
+    const b = new HostileGearmand('normal');
+    const pidfile = path.join(tmp, 'move.pids');
+    const w = new GearmanWorker({ servers: [await a.listen()], key: KEY, services: true, identifier: 'move' }).start();
+    try {
+      await waitUntil(() => a.count(T.CAN_DO) > 0, 5000, 'CAN_DO on a');
+      a.queue('service', job(pidfile, 1));
+      await waitUntil(() => pids(pidfile).length === 1, 5000, 'the job on a');
+      const r = w.reconfigure({ servers: [await b.listen()], key: KEY, services: true, identifier: 'move' });
+      expect(r).toEqual({ changed: ['servers'], serversAdded: [b.address], serversRemoved: [a.address] });
+      await waitUntil(() => a.peerCloses.length >= 2, 5000, 'both connections to a closed');
+      await waitUntil(() => b.results.length === 1, 10_000, 'the running job\'s result on b');
+      b.queue('service', job(pidfile, 0));
+      await waitUntil(() => b.results.length === 2, 10_000, 'a job from b');
+      expect(a.results.length).toBe(0);
+      expect(() => w.reconfigure({ servers: [], key: KEY })).toThrow(TypeError);
+      expect(w.options.servers.map((s) => `${s.host}:${s.port}`)).toEqual([b.address]);
+    } finally {
+      await w.stop({ deadlineMs: 2000, flushMs: 1000 });
+      await a.close();
+      await b.close();
+    }
+  });
+});
