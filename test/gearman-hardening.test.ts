@@ -123,6 +123,18 @@ describe('plugin stderr', () => {
   }, 90_000);
 });
 
+describe('plugins that cannot be started', () => {
+  it('a spawn error other than ENOENT/EACCES (E2BIG) gets return code 3 and a text saying why, not an empty output', async () => {
+    const s = await startAgainst('normal');
+    // One argument over the kernel's 128 KiB per-string limit: execve fails with E2BIG.
+    s.queue('host', codec.encode(hostJob(`/bin/true ${'a'.repeat(200_000)}`)));
+    await waitUntil(() => s.results.length === 1, 10_000, 'the result');
+    const r = results(s)[0];
+    expect(r).toMatch(/\nreturn_code=3\n/);
+    expect(r).toMatch(/\noutput=UNKNOWN: cannot start the plugin: .*E2BIG.*\(worker: hard\)/);
+  });
+});
+
 describe('a gearmand that stops reading', () => {
   it('status-queue answers respect backpressure: a flood of 12,000 status jobs keeps the worker small', async () => {
     const s = await startAgainst('normal', ['--max-worker=4']);
