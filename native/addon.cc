@@ -13,6 +13,7 @@
 #include <uv.h>
 
 #include "executor-addon.h"
+#include "inherited-env.h"
 #include "js-strings.h"
 #include "spawn.h"
 #include "watch.h"
@@ -72,9 +73,23 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
     return Napi::Value();
   }
 
+  // Inheriting: never environ itself, which another thread may be changing
+  // while the child is built. The reference lasts until the child has
+  // exec'd (or, for fork, has its own copy of memory).
+  EnvSnapshotRef inherited;
+  if (info[2].IsNull() || info[2].IsUndefined()) {
+    inherited.snap = InheritedEnv();
+    if (inherited.snap == nullptr) {
+      Napi::Error::New(env, "noshell: out of memory for the environment").ThrowAsJavaScriptException();
+      return Napi::Value();
+    }
+    req.envp = inherited.snap->envp;
+    if (req.search_path == nullptr) req.search_path = inherited.snap->path;
+  } else {
+    req.envp = envp.data();
+  }
   req.file = file.p;
   req.argv = argv.data();
-  req.envp = (info[2].IsNull() || info[2].IsUndefined()) ? nullptr : envp.data();
   for (int i = 0; i < 3; i++) {
     req.stdio[i].kind = static_cast<noshell_stdio_kind_t>(stdio[i * 2]);
     req.stdio[i].fd = stdio[i * 2 + 1];
@@ -166,14 +181,10 @@ void ResolveLibc() {
   SetThreadDetach(FindLibcSymbol("pthread_detach"));
 }
 
-bool EnvFlag(const char* name) {
-  const char* v = getenv(name);
-  return v != nullptr && v[0] != '\0' && strcmp(v, "0") != 0;
-}
-
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   // Read at load: for tests of the fallbacks old kernels take, and of a
   // capture that cannot start. Process-wide; workers load the same values.
+  InitEnvLock();
   unsigned forced = 0;
   if (EnvFlag("NOSHELL_NO_CLOSE_RANGE")) forced |= NOSHELL_FALLBACK_CLOSE_RANGE;
   if (EnvFlag("NOSHELL_NO_PIDFD")) forced |= NOSHELL_FALLBACK_PIDFD;
@@ -196,6 +207,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["execCancel"] = Napi::Function::New(env, ExecCancel, "execCancel");
   exports["execStats"] = Napi::Function::New(env, ExecStats, "execStats");
   exports["steps"] = steps;
+  exports["envLocked"] = Napi::Boolean::New(env, EnvLocked());
   return exports;
 }
 

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env-lock.h"
+
 extern char** environ;
 
 static void snapshot_free(noshell_env_snapshot_t* snap) {
@@ -47,14 +49,23 @@ static noshell_env_snapshot_t* snapshot_take(void) {
 }
 
 noshell_env_snapshot_t* noshell_env_snapshot_current(noshell_env_snapshot_t** cache) {
+  noshell_env_snapshot_t* stale = NULL;
+  /* Held for the compare, or the count and copy, only. */
+  uv_mutex_t* held = noshell_env_lock();
   noshell_env_snapshot_t* snap = *cache;
   if (snap == NULL || !matches(snap)) {
     snap = snapshot_take();
-    if (snap == NULL) return NULL;
-    noshell_env_snapshot_release(*cache);
-    *cache = snap;  /* the cache's reference */
+    if (snap != NULL) {
+      stale = *cache;
+      *cache = snap; /* the cache's reference */
+    }
   }
-  __atomic_add_fetch(&snap->refs, 1, __ATOMIC_RELAXED);
+  /* Taken before the unlock: another thread may replace *cache and drop
+   * the cache's reference right after. */
+  if (snap != NULL) __atomic_add_fetch(&snap->refs, 1, __ATOMIC_RELAXED);
+  noshell_env_unlock(held);
+  /* Freeing touches no environ string: outside the critical section. */
+  noshell_env_snapshot_release(stale);
   return snap;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "env-lock.h"
 #include "executor-env.h"
 #include "executor-request.h"
 #include "watch-internal.h"
@@ -31,7 +32,6 @@ void ReapLaterC(pid_t pid) { ReapLater(pid); }
 void OnAsyncClosed(uv_handle_t* handle) {
   ExecEnv* e = static_cast<ExecEnv*>(handle->data);
   napi_remove_async_cleanup_hook(e->cleanup);
-  noshell_env_snapshot_release(e->env_cache);
   delete e;
 }
 
@@ -53,8 +53,10 @@ void Cleanup(napi_async_cleanup_hook_handle handle, void* arg) {
 
 // NOSHELL_EXECUTOR_THREADS (1-4), else 2 where there are 2 or more CPUs.
 int ExecutorThreads() {
-  const char* v = getenv("NOSHELL_EXECUTOR_THREADS");
-  if (v != nullptr && v[0] >= '1' && v[0] <= '0' + kMaxExecutors && v[1] == '\0') return v[0] - '0';
+  char v[4];
+  if (noshell_env_get("NOSHELL_EXECUTOR_THREADS", v, sizeof(v)) == 0 && v[0] >= '1' &&
+      v[0] <= '0' + kMaxExecutors && v[1] == '\0')
+    return v[0] - '0';
   return sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
 }
 
@@ -163,7 +165,7 @@ Napi::Value ExecSubmit(const Napi::CallbackInfo& info) {
   }
   noshell_job_t* job = nullptr;
   bool ref = false;
-  int err = BuildJob(info, &e->env_cache, &job, &ref);
+  int err = BuildJob(info, &job, &ref);
   if (err != 0) {
     if (err > 0) return Napi::Number::New(env, -err);
     return Napi::Value();  // a TypeError is pending

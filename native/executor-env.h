@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "env-snapshot.h"
 #include "executor.h"
 
 namespace noshell {
@@ -30,7 +29,6 @@ struct ExecEnv {
   napi_async_cleanup_hook_handle cleanup = nullptr;
   uint64_t refs = 0;  // jobs in flight that keep the loop alive
   bool async_refd = true;
-  noshell_env_snapshot_t* env_cache = nullptr;  // this thread's, env-snapshot.h
   // The Float64Array onResults gets, reused from batch to batch (JS reads
   // it during the call only): a fresh ArrayBuffer per wake-up cost ~5 us.
   napi_ref numbers = nullptr;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "inherited-env.h"
 #include "js-strings.h"
 
 namespace noshell {
@@ -43,7 +44,7 @@ int Fail(Napi::Env env, noshell_job_t* job, const char* message) {
 
 }  // namespace
 
-int BuildJob(const Napi::CallbackInfo& info, noshell_env_snapshot_t** env_cache, noshell_job_t** out, bool* ref) {
+int BuildJob(const Napi::CallbackInfo& info, noshell_job_t** out, bool* ref) {
   Napi::Env env = info.Env();
   if (info.Length() != kArgs || !info[0].IsString() || !info[5].IsTypedArray() ||
       !info[6].IsNumber() || !info[7].IsNumber() || !info[8].IsNumber() ||
@@ -70,8 +71,9 @@ int BuildJob(const Napi::CallbackInfo& info, noshell_env_snapshot_t** env_cache,
     ok = envp.Load(env, info[2]);
     job->own_envp = envp.Release();
   } else if (ok) {
-    // Inheriting: environ as it is now, not as another thread reads it later.
-    job->env_snapshot = noshell_env_snapshot_current(env_cache);
+    // Inheriting: environ as it is now, not as the executor thread would
+    // read it later.
+    job->env_snapshot = InheritedEnv();
     ok = job->env_snapshot != nullptr;
   }
   if (!ok) return Fail(env, job, "noshell: bad strings in execSubmit (or out of memory)");

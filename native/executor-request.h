@@ -13,12 +13,11 @@ namespace noshell {
 //   capture, maxBuffer, input: Uint8Array|null, timeoutMs, killSignal,
 //   forceKillAfterMs, killGroup: boolean, ref: boolean)
 // Everything is copied: the job owns its strings, its environment (when
-// envp is null: a reference to a snapshot of environ taken here, on the
-// thread that may change it; *env_cache is that thread's, see
-// env-snapshot.h), its input bytes and a dup of every caller fd. Returns 0 with *job set; an
+// envp is null: a reference to the snapshot of environ as it is now, see
+// inherited-env.h), its input bytes and a dup of every caller fd. Returns 0 with *job set; an
 // errno (> 0) when a caller's fd cannot be dup'd; -1 with a TypeError
 // pending for bad arguments or no memory.
-int BuildJob(const Napi::CallbackInfo& info, noshell_env_snapshot_t** env_cache, noshell_job_t** job, bool* ref);
+int BuildJob(const Napi::CallbackInfo& info, noshell_job_t** job, bool* ref);
 
 }  // namespace noshell
 

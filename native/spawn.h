@@ -67,7 +67,9 @@ typedef enum {
 typedef struct {
   const char* file;          /* program; searched in search_path if no '/' */
   char* const* argv;         /* NULL-terminated; argv[0] may differ (argv0) */
-  char* const* envp;         /* NULL-terminated; NULL means the parent's environ */
+  char* const* envp;         /* NULL-terminated; NULL means the parent's environ
+                              * (read unlocked: the addon always passes a
+                              * snapshot, env-snapshot.h) */
   const char* search_path;   /* PATH to search; NULL: environ's PATH when envp
                               * is NULL, else "/bin:/usr/bin" */
   const char* cwd;           /* NULL: the parent's */

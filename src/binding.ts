@@ -112,6 +112,12 @@ export interface NativeBinding {
   execStats(): [number, number, number, number];
   /** Names of noshell_step_t values, by index. */
   readonly steps: readonly string[];
+  /**
+   * Whether the addon reads environ under Node's own environment lock
+   * (native/inherited-env.cc). When false, envp null must not be passed:
+   * nothing could keep another thread from changing environ meanwhile.
+   */
+  readonly envLocked: boolean;
 }
 
 function loadBinding(root: string): NativeBinding {

@@ -28,7 +28,7 @@ describe('native core (C, no Node)', () => {
   // memory error or leak (ASan), every result its own job's, no fd or
   // child left. Linked against the system libuv (libuv1-dev) for
   // uv_thread/uv_mutex, which is all the executor takes from libuv.
-  const executorSources = ['executor.c', 'executor-job.c', 'env-snapshot.c', 'spawn.c', 'stdio.c', 'resolve.c', 'child.c'].map((f) => path.join(root, 'native', f));
+  const executorSources = ['executor.c', 'executor-job.c', 'env-lock.c', 'env-snapshot.c', 'spawn.c', 'stdio.c', 'resolve.c', 'child.c'].map((f) => path.join(root, 'native', f));
   it.each([
     ['ThreadSanitizer', 'thread', {}],
     ['AddressSanitizer and UBSan', 'address,undefined', { ASAN_OPTIONS: 'detect_leaks=1' }],
@@ -42,6 +42,28 @@ describe('native core (C, no Node)', () => {
     expect(r.stderr).not.toMatch(/ThreadSanitizer|AddressSanitizer|runtime error|LeakSanitizer/);
     expect(r.stdout).toMatch(/^(\d+) passed, 0 failed\n$/);
     expect(Number(r.stdout.split(' ')[0])).toBeGreaterThan(1000);
+    expect(r.status).toBe(0);
+  });
+
+  // Issue 17: a thread changing environ (setenv/unsetenv of many variables,
+  // under the lock, as a SHARE_ENV worker does under Node's) while four
+  // threads take snapshots through one shared cache. Without the lock the
+  // same driver (--no-lock) reads the array setenv just freed: ASan reports
+  // a heap-use-after-free, or strlen(NULL) crashes.
+  it.each([
+    ['ThreadSanitizer', 'thread', {}],
+    ['AddressSanitizer and UBSan', 'address,undefined', { ASAN_OPTIONS: 'detect_leaks=1' }],
+  ] as const)('environment snapshots stay whole while another thread changes environ, under %s', (_name, sanitize, env) => {
+    const bin = path.join(dir, `env-snapshot-test-${sanitize.replace(/\W/g, '-')}`);
+    execFileSync('cc', [
+      '-O1', '-g', '-Wall', '-Wextra', '-Werror', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', '-o', bin,
+      path.join(root, 'test', 'native', 'env-snapshot-test.c'), path.join(root, 'native', 'env-snapshot.c'),
+      path.join(root, 'native', 'env-lock.c'), '-luv', '-lpthread',
+    ]);
+    const r = spawnSync(bin, { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
+    expect(r.stderr).not.toMatch(/ThreadSanitizer|AddressSanitizer|runtime error|LeakSanitizer/);
+    expect(r.stdout).toMatch(/^(\d+) passed, 0 failed\n$/);
+    expect(Number(r.stdout.split(' ')[0])).toBeGreaterThan(12000);
     expect(r.status).toBe(0);
   });
 });

@@ -1,15 +1,18 @@
 // The child's environment: process.env, the caller's env merged over it (or
 // alone with extendEnv: false), and the PATH the program is looked up in.
 import { isMainThread } from 'node:worker_threads';
+import { binding } from '../binding';
 import { checkString, describe } from '../validate';
 
 export function buildEnv(
   env: Readonly<Record<string, string | undefined>> | undefined,
   extendEnv: boolean,
 ): { envp: string[] | null; searchPath: string | null } {
-  if (env === undefined && extendEnv && isMainThread) {
-    // The real environ is process.env on the main thread: no copy needed, and
-    // the C side reads PATH from it (getenv) only when a search is needed.
+  if (env === undefined && extendEnv && isMainThread && binding.envLocked) {
+    // The real environ is process.env on the main thread: the addon copies it
+    // once, under Node's environment lock, and shares the copy while environ
+    // is unchanged. Without that lock (an embedder that hides it) the copy
+    // below is taken instead: each read of process.env holds the lock.
     return { envp: null, searchPath: null };
   }
   if (env !== undefined && (env === null || typeof env !== 'object' || Array.isArray(env))) {
