@@ -76,7 +76,7 @@ export default tseslint.config(
   },
   {
     // CommonJS on purpose: the fallback loader and the require() entry point.
-    files: ['test/fallback/*.js', 'test/consumer/*.cts'],
+    files: ['test/fallback/*.js', 'test/consumer/*.cts', 'test/env-race/*.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );
