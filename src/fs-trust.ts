@@ -38,7 +38,7 @@ function untrustedDir(d: string, st: Stats, uid: number): string | null {
  * may not be trusted, or null.
  */
 export function untrustedPath(dir: string): string | null {
-  const uid = process.getuid?.() ?? 0;
+  const uid = process.geteuid?.() ?? 0;
   for (let d = dir; ; d = path.dirname(d)) {
     const problem = untrustedDir(d, lstatSync(d), uid);
     if (problem !== null) return problem;
@@ -60,12 +60,16 @@ function components(p: string): string[] {
  * thrown.
  */
 export function untrustedFile(file: string): string | null {
-  const uid = process.getuid?.() ?? 0;
+  const uid = process.geteuid?.() ?? 0;
   let dir = '/';
   let problem = untrustedDir(dir, lstatSync(dir), uid);
   if (problem !== null) return problem;
   // A stack: the next component last, so a link's target goes in front of the rest.
-  const todo = components(path.resolve(file)).reverse();
+  // Not path.resolve(): it folds `link/..` as text, where the kernel follows
+  // the link first and takes the parent of its target (a trusted link to an
+  // attacker's directory made `etc/link/../checks.json` read the attacker's file).
+  // process.cwd() is a real path (getcwd), so it is walked like any other.
+  const todo = components(path.isAbsolute(file) ? file : `${process.cwd()}/${file}`).reverse();
   let links = 0;
   while (todo.length > 0) {
     const name = todo.pop()!;

@@ -15,6 +15,22 @@ export function quoteText(text: string, max = MAX_QUOTED): string {
  */
 export const MAX_NAME = 40;
 
+/**
+ * Of a name that is no identifier (anything but letters, digits, `_ . -`),
+ * fewer still: a line of /etc/shadow read as YAML is one "field" whose first
+ * 40 characters held the salt and part of the hash (issue 17).
+ */
+export const MAX_ODD_NAME = 8;
+
+function isIdentifier(name: string, upTo: number): boolean {
+  for (let i = 0; i < upTo; i++) {
+    const c = name.charCodeAt(i);
+    const ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x2d;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 export function quoteName(name: string): string {
-  return quoteText(name, MAX_NAME);
+  return quoteText(name, isIdentifier(name, Math.min(name.length, MAX_NAME)) ? MAX_NAME : MAX_ODD_NAME);
 }

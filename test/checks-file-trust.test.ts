@@ -173,4 +173,36 @@ describe.runIf(isRoot)('as root, a checks file others could change is refused', 
     expect(r.stderr).toBe(`${f}: valid, 1 checks\n`);
     expect(r.status).toBe(0);
   });
+
+  it('`link/..` in the path is the parent of the link\'s target, as the kernel takes it: an attacker\'s directory behind a trusted link is refused', () => {
+    const trusted = dir(0o755);
+    const evil = dir(0o777, NOBODY);
+    mkdirSync(path.join(evil, 'sub'));
+    const decoy = file(trusted);
+    // The attacker's file, at the name the path reaches through the link.
+    const planted = path.join(evil, path.basename(decoy));
+    writeFileSync(planted, CHECKS.replace('/bin/true', '/bin/false'));
+    chownSync(planted, NOBODY, NOBODY);
+    symlinkSync(path.join(evil, 'sub'), path.join(trusted, 'link'));
+    // Spelled out: path.join would fold the `..` away as text, the mistake under test.
+    const viaLink = `${trusted}/link/../${path.basename(decoy)}`;
+    expect(refusal(viaLink)).toMatch(new RegExp(`refusing to read .* as root: ${evil.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is owned by uid ${NOBODY}`));
+    // Relative, from inside the trusted directory: the same walk.
+    const cwd = process.cwd();
+    process.chdir(trusted);
+    try {
+      expect(refusal(`link/../${path.basename(decoy)}`)).toContain(`${evil} is owned by uid ${NOBODY}`);
+      expect(loadChecksFile(path.basename(decoy)).checks).toHaveLength(1);
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+
+  it('root by its effective uid alone (real uid nobody, euid 0) still gets the rule', () => {
+    const f = file(dir(0o777), 0o666);
+    const r = spawnSync('setpriv', [`--ruid=${NOBODY}`, '--euid=0', `--rgid=${NOBODY}`, '--clear-groups', process.execPath, CLI, 'run', '--check', f],
+      { encoding: 'utf8', timeout: 10_000 });
+    expect(r.stderr).toContain(`refusing to read ${f} as root`);
+    expect(r.status).toBe(2);
+  });
 });

@@ -124,14 +124,50 @@ describe('plugin stderr', () => {
 });
 
 describe('plugins that cannot be started', () => {
-  it('a spawn error other than ENOENT/EACCES (E2BIG) gets return code 3 and a text saying why, not an empty output', async () => {
+  it('a spawn error other than ENOENT/EACCES (ENOEXEC) gets return code 3 and a text saying why, not an empty output', async () => {
+    const script = path.join(tmp, 'no-shebang');
+    writeFileSync(script, 'echo hi\n');
+    chmodSync(script, 0o755);
     const s = await startAgainst('normal');
-    // One argument over the kernel's 128 KiB per-string limit: execve fails with E2BIG.
-    s.queue('host', codec.encode(hostJob(`/bin/true ${'a'.repeat(200_000)}`)));
+    s.queue('host', codec.encode(hostJob(script)));
     await waitUntil(() => s.results.length === 1, 10_000, 'the result');
     const r = results(s)[0];
     expect(r).toMatch(/\nreturn_code=3\n/);
-    expect(r).toMatch(/\noutput=UNKNOWN: cannot start the plugin: .*E2BIG.*\(worker: hard\)/);
+    expect(r).toMatch(/\noutput=UNKNOWN: cannot start the plugin: .*ENOEXEC.*\(worker: hard\)/);
+  });
+
+  it('a command line longer than one argument may be (16 MiB of `a a a …`) is refused at once: UNKNOWN, no parse, no 1 GB', async () => {
+    const s = await startAgainst('normal', ['--max-worker=4']);
+    const rss0 = worker!.statusKb('VmRSS');
+    for (let i = 0; i < 4; i++) s.queue('host', codec.encode(hostJob(`/bin/echo ${'a '.repeat(6_000_000)}`)));
+    s.queue('host', codec.encode(hostJob(`/bin/echo ${'b'.repeat(100_000)}`)));
+    await waitUntil(() => s.results.length === 5, 60_000, 'five results');
+    const all = results(s);
+    const refused = all.filter((r) => /\noutput=UNKNOWN: command line of 12000010 characters is longer than one argument may be/.test(r));
+    expect(refused).toHaveLength(4);
+    for (const r of refused) expect(r).toMatch(/\nreturn_code=3\n/);
+    // Under the limit: runs.
+    expect(all.filter((r) => r.includes(`output=${'b'.repeat(100_000)}\\n`))).toHaveLength(1);
+    const peakMb = (worker!.statusKb('VmHWM') - rss0) / 1024;
+    console.log(`four 16 MiB command lines: peak RSS ${peakMb.toFixed(0)} MB over the start`);
+    expect(peakMb).toBeLessThan(400);
+  }, 90_000);
+});
+
+describe('what a gearmand can put in the log', () => {
+  it('40 ERROR packets of 1 MiB with newlines: a few bounded, escaped lines, no forged ones', async () => {
+    const s = await startAgainst('normal');
+    const forged = '\n[2026-12-01 00:00:00][1][INFO] reconfigured: forged line\n';
+    for (let i = 0; i < 40; i++) s.sendToWorker(T.ERROR, ['E1', `${forged}${'x'.repeat(1024 * 1024)}`]);
+    for (let i = 0; i < 10; i++) s.assignUnasked('host', `${forged}payload`);
+    const handle = s.queue('host', codec.encode(hostJob('/bin/true')));
+    await waitUntil(() => s.completed.has(handle), 10_000, 'a job after the flood');
+    const log = worker!.log();
+    console.log(`log after 40 MiB of ERROR text: ${log.length} bytes`);
+    expect(log.length).toBeLessThan(64 * 1024);
+    expect(log).not.toMatch(/^\[2026-12-01 00:00:00\]/m);
+    expect(log).toMatch(/error: "E1": "\\n\[2026-12-01 00:00:00\]/);
+    expect(worker!.alive).toBe(true);
   });
 });
 
@@ -233,6 +269,13 @@ describe('root', () => {
     const r = spawnSync(process.execPath, [CLI, 'gearman-worker', '--server=127.0.0.1:1', '--encryption=no'], { encoding: 'utf8', timeout: 10_000 });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/refusing to run as root.*--allow-root/s);
+  });
+
+  it.runIf(isRoot)('refuses root by its effective uid alone (real uid nobody, euid 0)', () => {
+    const r = spawnSync('setpriv', [`--ruid=${NOBODY}`, '--euid=0', `--rgid=${NOBODY}`, '--clear-groups', process.execPath, CLI, 'gearman-worker',
+      '--server=127.0.0.1:1', '--encryption=no'], { encoding: 'utf8', timeout: 10_000 });
+    expect(r.stderr).toMatch(/refusing to run as root/);
+    expect(r.status).toBe(2);
   });
 
   it.runIf(isRoot)('runs as an unprivileged user without --allow-root', async () => {

@@ -10,6 +10,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { untrustedFile } from '../fs-trust';
+import { actingUid } from '../privilege';
 import { jsonSyntaxError, lineColumn } from './json-syntax';
 import { yamlConvertText, yamlErrorText } from './yaml-error-text';
 
@@ -50,7 +51,7 @@ function parseJson(text: string, file: string): unknown {
 
 /** As root, a TypeError unless nobody but root could have written `file` or swapped it for another. */
 function refuseUntrusted(file: string): void {
-  if (process.getuid?.() !== 0) return;
+  if (actingUid() !== 0) return;
   let why: string | null;
   try {
     why = untrustedFile(file);

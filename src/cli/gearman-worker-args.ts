@@ -1,6 +1,7 @@
 // The command line and worker.conf of `noshell gearman-worker`, named as
 // the C mod_gearman_worker names them, turned into GearmanWorker options.
 import { definedFields } from '../defined-fields';
+import { actingUid } from '../privilege';
 import type { GearmanWorkerOptions } from '../gearman/worker-options';
 import { last, list, number, parseToolArgs, yesNo, type OptionSpec, type ParsedOptions } from './gearman-args';
 
@@ -77,7 +78,7 @@ export function workerOptionsFromArgs(args: readonly string[]): {
 }
 
 /** Like `noshell run`: plugins fed by a monitoring core's config do not get root by default. */
-export function refuseRoot(allowRoot: boolean, uid = process.getuid?.() ?? -1): void {
+export function refuseRoot(allowRoot: boolean, uid = actingUid()): void {
   if (uid !== 0 || allowRoot) return;
   throw new TypeError(`${TOOL}: refusing to run as root: every plugin it starts would run as uid 0. ` +
     'Start it as the monitoring user (e.g. User=naemon in its systemd unit), or pass --allow-root (allow_root=yes in worker.conf).');

@@ -4,7 +4,7 @@ import { GearmanWorker } from '../gearman/worker';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
 import { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs } from './gearman-worker-args';
 import { onWorkerReload } from './gearman-worker-reload';
-import { LogFile } from './log-file';
+import { LogFile, logMessage } from './log-file';
 import { onStopSignals, type StopSignal, type StopSignals } from './stop-signals';
 
 export { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs, workerSpec } from './gearman-worker-args';
@@ -30,7 +30,7 @@ export async function gearmanWorkerCommand(args: string[], out: (s: string) => v
   let debug = cfg.debug;
   const log = (level: 'error' | 'info' | 'debug', msg: string) => {
     if (level === 'debug' && debug < 1) return;
-    logFile.write(`[${stamp()}][${process.pid}][${level.toUpperCase()}] ${msg}\n`);
+    logFile.write(`[${stamp()}][${process.pid}][${level.toUpperCase()}] ${logMessage(msg)}\n`);
   };
   for (const w of cfg.warnings) log('info', w);
   const worker = new GearmanWorker({ ...cfg.options, log });

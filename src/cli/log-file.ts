@@ -4,6 +4,28 @@
 // no one looks at.
 import { closeSync, openSync, writeSync } from 'node:fs';
 
+/** Longest message kept in one log line. */
+export const MAX_LOG_MESSAGE = 4096;
+
+/**
+ * One message as one line: control characters written as \xNN (a newline
+ * from a peer or a plugin could forge a line of its own) and the text cut to
+ * `max` characters. One scan; the message is returned as it is when clean.
+ */
+export function logMessage(msg: string, max = MAX_LOG_MESSAGE): string {
+  const text = msg.length > max ? msg.slice(0, max) : msg;
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x20 && c !== 0x7f) continue;
+    out += `${text.slice(from, i)}\\x${c.toString(16).padStart(2, '0')}`;
+    from = i + 1;
+  }
+  out = from === 0 ? text : out + text.slice(from);
+  return msg.length > max ? `${out}… (${msg.length} characters)` : out;
+}
+
 export class LogFile {
   private fd = -1;
   private path: string | undefined;

@@ -4,10 +4,11 @@
 // escapes the refusal by naming a user (its own or in "defaults") whose uid
 // is not 0; a group alone still leaves the plugin with uid 0.
 import type { CheckDefinition } from '../check/runner';
+import { actingUid } from '../privilege';
 import { quoteName } from '../quote-text';
 
 /** Ids of the checks that would run with uid 0, or [] when we are not root. */
-export function checksRunningAsRoot(defs: readonly CheckDefinition[], ourUid = process.getuid?.() ?? -1): string[] {
+export function checksRunningAsRoot(defs: readonly CheckDefinition[], ourUid = actingUid()): string[] {
   if (ourUid !== 0) return [];
   return defs.filter((d) => d.uid === undefined || d.uid === 0).map((d) => d.id);
 }

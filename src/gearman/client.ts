@@ -7,6 +7,7 @@
 // and never reads holds the client to that bound.
 import { randomUUID } from 'node:crypto';
 import { GearmanConnection, type ConnectionOptions, type ServerAddress } from './connection';
+import { LogLimit, peerText } from './log-limit';
 import { PacketType, type Packet } from './packet';
 
 export type Priority = 'normal' | 'high' | 'low';
@@ -56,6 +57,7 @@ export class GearmanClient {
   private readonly window: number;
   private waiters: Array<() => void> = [];
   private readonly log: ClientOptions['log'];
+  private readonly refusals = new LogLimit();
   submitted = 0;
   dropped = 0;
 
@@ -173,7 +175,8 @@ export class GearmanClient {
     this.inflightBytes -= job.bytes;
     if (p.type === PacketType.ERROR) {
       this.dropped++;
-      this.log?.('error', `gearmand ${c.label} refused a job for ${job.queue}: ${p.args.map((a) => a.toString()).join(' ')}`);
+      const note = this.refusals.pass();
+      if (note !== null) this.log?.('error', `gearmand ${c.label} refused a job for ${job.queue}: ${p.args.map((a) => peerText(a)).join(' ')}${note}`);
     } else {
       this.submitted++;
     }

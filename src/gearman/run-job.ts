@@ -101,6 +101,12 @@ export function timeoutText(type: string | undefined, identifier: string): strin
 /** Largest delay a Node timer takes (2^31-1 ms, ~24.8 days); longer ones throw a RangeError. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/**
+ * The kernel's limit on one argument (MAX_ARG_STRLEN, 32 pages): a longer
+ * command line cannot run through `/bin/sh -c`, as the C worker runs most.
+ */
+export const MAX_COMMAND_LINE = 128 * 1024 - 1;
+
 export async function runJob(job: CheckJob, s: JobSettings): Promise<JobOutcome> {
   const timeoutSec = job.timeout > 0 ? job.timeout : s.defaultTimeout;
   // The C worker arms alarm(timeout) for any int; a JS timer tops out at
@@ -123,8 +129,19 @@ export async function runJob(job: CheckJob, s: JobSettings): Promise<JobOutcome>
   let aborted = false;
   let spawnError: string | null = null;
   let rusage: ResourceUsage = { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 };
+  const commandLine = job.commandLine ?? '';
+  if (commandLine.length > MAX_COMMAND_LINE) {
+    // Parsed and marshalled, 16 MiB of `a a a …` blocked the worker for
+    // seconds and took ~1 GB on its way to E2BIG (issue 17). No longer
+    // command line can be run: through /bin/sh it is one argument.
+    return {
+      returnCode: 3, startTime, finishTime: Date.now() / 1000, timedOut: false, aborted: false, viaShell: false, rusage, spawnError: 'E2BIG',
+      output: escapeOutput(`UNKNOWN: command line of ${commandLine.length} characters is longer than one argument may be ` +
+        `(${MAX_COMMAND_LINE} bytes); not run (worker: ${s.identifier})`),
+    };
+  }
   try {
-    cmd = resolveCommand(job.commandLine ?? '', 'auto', 'gearman-worker');
+    cmd = resolveCommand(commandLine, 'auto', 'gearman-worker');
   } catch (err) {
     // A blank command: like /bin/sh -c '' it runs nothing; report it as an unstartable plugin.
     return {

@@ -5,6 +5,7 @@
 // handled here and assigned jobs handed to the worker.
 import { GearmanConnection, type ConnectionOptions, type ServerAddress } from './connection';
 import { GrabWindow } from './grab-window';
+import { LogLimit, peerText } from './log-limit';
 import { PacketType, type Packet } from './packet';
 
 type Log = (level: 'error' | 'info' | 'debug', message: string) => void;
@@ -12,6 +13,8 @@ type Log = (level: 'error' | 'info' | 'debug', message: string) => void;
 interface Server {
   conn: GearmanConnection;
   grabs: GrabWindow;
+  /** Lines this gearmand causes at will (ERROR, unasked jobs). */
+  noise: LogLimit;
 }
 
 export interface ServerHooks {
@@ -129,7 +132,7 @@ export class WorkerServers {
 
   private create(address: ServerAddress): Server {
     const conn = new GearmanConnection(address, this.connOptions);
-    const server: Server = { conn, grabs: new GrabWindow(this.limit) };
+    const server: Server = { conn, grabs: new GrabWindow(this.limit), noise: new LogLimit() };
     conn.on('connect', () => {
       this.announce(server, false);
       server.grabs.connected();
@@ -166,7 +169,8 @@ export class WorkerServers {
             s.conn.drop(`assigns jobs without grabs and does not read (${s.conn.bufferedBytes} bytes unread)`);
             break;
           }
-          this.hooks.log('error', `gearmand ${s.conn.label} assigned job ${p.args[0].toString('latin1')} without a grab; WORK_FAIL`);
+          const note = s.noise.pass();
+          if (note !== null) this.hooks.log('error', `gearmand ${s.conn.label} assigned job ${peerText(p.args[0])} without a grab; WORK_FAIL${note}`);
           s.conn.send(PacketType.WORK_FAIL, [p.args[0]]);
           break;
         }
@@ -175,9 +179,11 @@ export class WorkerServers {
         this.hooks.onJob(s.conn, p.args[0].toString('latin1'), p.args[1].toString('utf8'), p.args[3]);
         this.grab();
         break;
-      case PacketType.ERROR:
-        this.hooks.log('error', `gearmand ${s.conn.label} error: ${p.args.map((a) => a.toString()).join(': ')}`);
+      case PacketType.ERROR: {
+        const note = s.noise.pass();
+        if (note !== null) this.hooks.log('error', `gearmand ${s.conn.label} error: ${p.args.map((a) => peerText(a)).join(': ')}${note}`);
         break;
+      }
       default:
         break;
     }

@@ -8,6 +8,7 @@ import { createPayloadCodec, GearmanPayloadError } from './crypto';
 import { definedFields } from '../defined-fields';
 import { executeJob, type ExecuteContext } from './execute-job';
 import { parseJob, type CheckJob } from './job-payload';
+import { LogLimit, peerText } from './log-limit';
 import { PacketType } from './packet';
 import { ResultClients } from './result-clients';
 import { statusAnswer } from './status-answer';
@@ -41,6 +42,8 @@ export class GearmanWorker extends EventEmitter {
   private idleWaiters: Array<() => void> = [];
   private started = false;
   private readonly ctx: ExecuteContext;
+  /** Lines about jobs that cannot be run (anyone who can submit jobs can cause them). */
+  private readonly badJobs = new LogLimit();
 
   constructor(options: GearmanWorkerOptions) {
     super();
@@ -172,6 +175,14 @@ export class GearmanWorker extends EventEmitter {
     return false;
   }
 
+  /**
+   * The queue as a metrics label: gearmand names it, and a series per name a
+   * hostile one makes up would grow without bound.
+   */
+  private queueLabel(queue: string): string {
+    return this.resolved.queues.includes(queue) ? queue : 'other';
+  }
+
   private onJob(conn: GearmanConnection, handle: string, queue: string, data: Buffer): void {
     const gen = conn.generation;
     const finish = (type: number, args: string[]) => {
@@ -191,21 +202,23 @@ export class GearmanWorker extends EventEmitter {
       // an exception here would run up the socket's data handler and take
       // the worker down, and gearmand would hand the job to the next worker.
       const why = err instanceof GearmanPayloadError ? err.message : `cannot handle the payload (${data.length} bytes): ${String(err)}`;
-      this.log('error', `job ${handle} on ${queue}: ${why}; WORK_FAIL`);
-      this.metricsData.countJob(queue, 'failed');
+      const note = this.badJobs.pass();
+      if (note !== null) this.log('error', `job ${peerText(handle)} on ${peerText(queue)}: ${why}; WORK_FAIL${note}`);
+      this.metricsData.countJob(this.queueLabel(queue), 'failed');
       finish(PacketType.WORK_FAIL, []);
       return;
     }
     if (job.knownKeys === 0 || job.type === undefined || job.commandLine === undefined) {
       const why = job.knownKeys === 0 ? 'check your encryption settings' : job.type === undefined ? 'no type given' : 'no command line given';
-      this.log('error', `discarded invalid job ${handle} on ${queue}: ${why}`);
-      this.metricsData.countJob(queue, 'discarded');
+      const note = this.badJobs.pass();
+      if (note !== null) this.log('error', `discarded invalid job ${peerText(handle)} on ${peerText(queue)}: ${why}${note}`);
+      this.metricsData.countJob(this.queueLabel(queue), 'discarded');
       finish(PacketType.WORK_COMPLETE, ['']);
       return;
     }
     const key = ++this.jobSeq;
     this.running.add(key);
-    executeJob(this.ctx, queue, handle, job, this.killAll.signal, performance.now())
+    executeJob(this.ctx, this.queueLabel(queue), handle, job, this.killAll.signal, performance.now())
       .then((event) => this.emit('job', event))
       .catch((err: unknown) => this.log('error', `job ${handle}: ${err instanceof Error ? err.message : String(err)}`))
       .finally(() => {
