@@ -9,6 +9,22 @@
 // answer still holds when the caller opens the path afterwards.
 import { lstatSync, readlinkSync, type Stats } from 'node:fs';
 import path from 'node:path';
+import { actingUid } from './privilege';
+
+/**
+ * Whose files are trusted besides root's: ours — unless we act as root by
+ * either uid (real uid 0 with an unprivileged euid survives execve: a file
+ * of that euid's owner would still run things as root).
+ */
+function trustedUid(): number {
+  return actingUid() === 0 ? 0 : process.geteuid?.() ?? 0;
+}
+
+/** The device and inode the walk ended at: what opening the path must give. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}
 
 /** Linux's MAXSYMLINKS: more hops than the kernel would follow is a loop. */
 const MAX_LINKS = 40;
@@ -38,7 +54,7 @@ function untrustedDir(d: string, st: Stats, uid: number): string | null {
  * may not be trusted, or null.
  */
 export function untrustedPath(dir: string): string | null {
-  const uid = process.geteuid?.() ?? 0;
+  const uid = trustedUid();
   for (let d = dir; ; d = path.dirname(d)) {
     const problem = untrustedDir(d, lstatSync(d), uid);
     if (problem !== null) return problem;
@@ -57,10 +73,13 @@ function components(p: string): string[] {
  * directories its target goes through, down to the file — which must be ours
  * or root's and not writable by group or others. An entry that is not a
  * regular file is left to the caller to refuse. Errors of lstat (ENOENT…) are
- * thrown.
+ * thrown. The walk follows a link's text; open() follows a /proc "magic" link
+ * (/proc/self/fd/N, /proc/PID/root) to the object behind it, which the text
+ * need not name (a lazily unmounted file, another mount namespace): the
+ * caller compares what it opened with `found`.
  */
-export function untrustedFile(file: string): string | null {
-  const uid = process.geteuid?.() ?? 0;
+export function untrustedFile(file: string, found?: FileIdentity): string | null {
+  const uid = trustedUid();
   let dir = '/';
   let problem = untrustedDir(dir, lstatSync(dir), uid);
   if (problem !== null) return problem;
@@ -93,6 +112,10 @@ export function untrustedFile(file: string): string | null {
       if (!st.isFile()) return null;
       if (badOwner(st, uid)) return `${p} is owned by uid ${st.uid}, not ${whose(uid)}`;
       if ((st.mode & 0o022) !== 0) return `${p} has mode ${modeText(st)}: others may write it`;
+      if (found !== undefined) {
+        found.dev = st.dev;
+        found.ino = st.ino;
+      }
       return null;
     }
     problem = untrustedDir(p, st, uid);

@@ -205,4 +205,37 @@ describe.runIf(isRoot)('as root, a checks file others could change is refused', 
     expect(r.stderr).toContain(`refusing to read ${f} as root`);
     expect(r.status).toBe(2);
   });
+
+  it('a /proc magic link (/proc/self/fd/N) whose text names a trusted file but opens another one is refused', () => {
+    const decoy = file(dir(0o755));
+    const mnt = dir(0o755);
+    const evil = JSON.stringify({ checks: [{ id: 'x', command: '/bin/true', interval: '1h' }, { id: 'y', command: '/bin/true', interval: '1h' }] });
+    // In a mount namespace of its own: the attacker's file at the decoy's path inside a
+    // tmpfs, opened as fd 3, the tmpfs lazily unmounted — /proc/self/fd/3 then reads as the
+    // decoy's path while it opens the attacker's file.
+    const script = 'set -e; m=$1; f=$2; shift 2; mount -t tmpfs tmpfs "$m"; mkdir -p "$m$(dirname "$f")"; ' +
+      'printf %s "$EVIL" > "$m$f"; chown 65534:65534 "$m$f"; chmod 666 "$m$f"; exec 3< "$m$f"; umount -l "$m"; ' +
+      'readlink /proc/self/fd/3 >&2; exec "$@" /proc/self/fd/3';
+    const r = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', mnt, decoy, process.execPath, CLI, 'run', '--check'],
+      { encoding: 'utf8', timeout: 10_000, env: { ...process.env, EVIL: evil } });
+    if (r.stderr.includes('unshare failed') || r.stderr.includes('mount:')) {
+      console.log(`skipped: no mount namespace here (${r.stderr.trim()})`);
+      expect(process.env.CI).toBeUndefined();
+      return;
+    }
+    expect(r.stderr.split('\n')[0]).toBe(decoy);
+    expect(r.stderr).toContain('refusing to read /proc/self/fd/3 as root: it opens another file than its path names');
+    expect(r.stderr).not.toContain('valid, 2 checks');
+    expect(r.status).toBe(2);
+  });
+
+  it('real uid 0 with an unprivileged euid: only root\'s files are trusted (that euid\'s own are not)', () => {
+    const d = dir(0o755, NOBODY);
+    const f = file(d, 0o644, NOBODY);
+    const cli = path.join(path.dirname(unprivilegedPackage()), 'cli.js');
+    const r = spawnSync('setpriv', ['--ruid=0', `--euid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, cli, 'run', '--check', f],
+      { encoding: 'utf8', timeout: 10_000 });
+    expect(r.stderr).toContain(`refusing to read ${f} as root: ${d} is owned by uid ${NOBODY}, not root`);
+    expect(r.status).toBe(2);
+  });
 });

@@ -204,7 +204,7 @@ describe('GearmanWorker grabbing, against a scripted job server', () => {
     await waitUntil(() => s.count(T.WORK_FAIL) === 1, 5000, 'WORK_FAIL');
     expect(s.packets.find((p) => p.type === T.WORK_FAIL)!.args[0].toString()).toBe('H:j:2');
     expect(worker.runningJobs).toBe(1);
-    expect(logs.join('\n')).toMatch(/assigned job H:j:2 without a grab; WORK_FAIL/);
+    expect(logs.join('\n')).toMatch(/assigned job "H:j:2" without a grab; WORK_FAIL/);
     // The first job still finishes normally, and its slot brings the next grab.
     await waitUntil(() => s.results.length === 1 && s.count(T.GRAB_JOB_UNIQ) === 2, 5000, 'result and next grab');
     expect(s.results).toHaveLength(1);

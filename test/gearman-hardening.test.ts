@@ -17,6 +17,7 @@ import { trimCSpace } from '../src/gearman/run-job';
 import { freePort, waitUntil } from './fixtures/gearman/harness';
 import { HostileGearmand } from './fixtures/gearman/hostile-gearmand';
 import { CLI, WorkerProcess } from './fixtures/gearman/worker-process';
+import { logMessage } from '../src/cli/log-file';
 import { isRoot, NOBODY, unprivilegedPackage } from './unprivileged';
 
 const KEY = 'hardening-key';
@@ -155,6 +156,23 @@ describe('plugins that cannot be started', () => {
 });
 
 describe('what a gearmand can put in the log', () => {
+  it('logMessage: one line, control characters (C0, DEL, C1), line separators and bidi controls escaped, 4 KiB at most', () => {
+    expect(logMessage('a\nb\r\x1b[31m\x7f\x9b\u2028\u202e é')).toBe('a\\x0ab\\x0d\\x1b[31m\\x7f\\x9b\\u2028\\u202e é');
+    expect(logMessage('clean')).toBe('clean');
+    const long = logMessage('x'.repeat(1_000_000));
+    expect(long).toBe(`${'x'.repeat(4096)}… (1000000 characters)`);
+  });
+
+  it('60 failing event handlers in a burst: at most 20 lines logged, then a count of those left out', async () => {
+    const s = await startAgainst('normal', ['--eventhandler', '--max-worker=8']);
+    const bad = () => codec.encode(formatJob({ type: 'eventhandler', hostName: 'h', commandLine: `/bin/false ${'Y'.repeat(5000)}` }));
+    for (let i = 0; i < 60; i++) s.queue('eventhandler', bad());
+    await waitUntil(() => s.completed.size === 60, 30_000, '60 event handlers done');
+    const lines = worker!.log().split('\n').filter((l) => l.includes('eventhandler exited with return code'));
+    expect(lines.length).toBeLessThanOrEqual(20);
+    for (const l of lines) expect(l.length).toBeLessThan(1400);
+  });
+
   it('40 ERROR packets of 1 MiB with newlines: a few bounded, escaped lines, no forged ones', async () => {
     const s = await startAgainst('normal');
     const forged = '\n[2026-12-01 00:00:00][1][INFO] reconfigured: forged line\n';

@@ -9,7 +9,7 @@
 // (a symlink to /etc/shadow…), a syntax error shows where, not what.
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { parseDocument } from 'yaml';
-import { untrustedFile } from '../fs-trust';
+import { untrustedFile, type FileIdentity } from '../fs-trust';
 import { actingUid } from '../privilege';
 import { jsonSyntaxError, lineColumn } from './json-syntax';
 import { yamlConvertText, yamlErrorText } from './yaml-error-text';
@@ -49,16 +49,24 @@ function parseJson(text: string, file: string): unknown {
   }
 }
 
-/** As root, a TypeError unless nobody but root could have written `file` or swapped it for another. */
-function refuseUntrusted(file: string): void {
-  if (actingUid() !== 0) return;
+/** A checks file refused for who could have written it (not a read error). */
+class TrustRefusal extends TypeError {}
+
+/**
+ * As root, a TypeError unless nobody but root could have written `file` or
+ * swapped it for another; returns what opening it must give (null: not root).
+ */
+function refuseUntrusted(file: string): FileIdentity | null {
+  if (actingUid() !== 0) return null;
   let why: string | null;
+  const found: FileIdentity = { dev: -1, ino: -1 };
   try {
-    why = untrustedFile(file);
+    why = untrustedFile(file, found);
   } catch (err) {
     throw new TypeError(`${file}: cannot read: ${(err as Error).message}`, { cause: err });
   }
   if (why !== null) throw new TypeError(`refusing to read ${file} as root: ${why}`);
+  return found;
 }
 
 function kindOf(st: Stats): string {
@@ -71,12 +79,15 @@ function kindOf(st: Stats): string {
 }
 
 /** At most `max` bytes of the regular file `file`; an Error saying why not. */
-function readCapped(file: string, max: number): Buffer {
+function readCapped(file: string, max: number, expect: FileIdentity | null): Buffer {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (no effect on files).
   const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new Error(`is ${kindOf(st)}, not a regular file`);
+    if (expect !== null && (st.dev !== expect.dev || st.ino !== expect.ino)) {
+      throw new TrustRefusal(`refusing to read ${file} as root: it opens another file than its path names (a /proc link into another mount?)`);
+    }
     if (st.size > max) throw new Error(`larger than ${max} bytes (${st.size})`);
     // The size may change under us: read one byte past the cap at most.
     const buf = Buffer.allocUnsafe(Math.min(st.size, max) + 1);
@@ -91,12 +102,13 @@ function readCapped(file: string, max: number): Buffer {
 
 /** The file's data, not yet validated; a TypeError naming the file if it cannot be read or parsed. */
 export function readChecksData(file: string): unknown {
-  refuseUntrusted(file);
+  const identity = refuseUntrusted(file);
   const yaml = isYamlFile(file);
   let text: string;
   try {
-    text = readCapped(file, yaml ? MAX_YAML_BYTES : MAX_JSON_BYTES).toString('utf8');
+    text = readCapped(file, yaml ? MAX_YAML_BYTES : MAX_JSON_BYTES, identity).toString('utf8');
   } catch (err) {
+    if (err instanceof TrustRefusal) throw err;
     throw new TypeError(`${file}: cannot read: ${(err as Error).message}`, { cause: err });
   }
   return yaml ? parseYaml(text, file) : parseJson(text, file);

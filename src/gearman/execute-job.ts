@@ -2,6 +2,7 @@
 // worker's result payload to the client (service and host checks only).
 import type { PayloadCodec } from './crypto';
 import { escapeOutput, formatResult, jobTime, type CheckJob } from './job-payload';
+import { LogLimit, peerText } from './log-limit';
 import { runJob, type JobOutcome } from './run-job';
 import type { JobResultLabel, WorkerMetrics } from './worker-metrics';
 import type { ResolvedWorkerOptions } from './worker-options';
@@ -25,6 +26,8 @@ export interface ExecuteContext {
 }
 
 const MAX_OUTPUT = 10 * 1024 * 1024; // the C worker's output cap
+/** Failed event handlers and notifications logged per minute (per process). */
+const failedHandlers = new LogLimit();
 const RESULT_LABELS: JobResultLabel[] = ['ok', 'warning', 'critical', 'unknown'];
 
 /** The result of a job the worker itself failed on: return code 3 with the reason. */
@@ -75,8 +78,12 @@ export async function executeJob(
   } else {
     m.countJob(queue, 'no_result');
     if ((job.type === 'eventhandler' || job.type === 'notification') && outcome.returnCode !== 0) {
-      ctx.log('error', `${job.serviceDescription !== undefined ? 'service' : 'host'} ${job.type} exited with return code ` +
-        `${outcome.returnCode}; cmd: ${job.commandLine}; output: ${outcome.output}`);
+      // As the C worker logs it, but bounded: whoever can submit jobs could fill the disk with these.
+      const note = failedHandlers.pass();
+      if (note !== null) {
+        ctx.log('error', `${job.serviceDescription !== undefined ? 'service' : 'host'} ${job.type} exited with return code ` +
+          `${outcome.returnCode}; cmd: ${peerText(job.commandLine ?? '', 500)}; output: ${peerText(outcome.output, 500)}${note}`);
+      }
     }
   }
   m.observeLatency((performance.now() - grabbed) / 1000);
