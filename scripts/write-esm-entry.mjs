@@ -1,5 +1,5 @@
 // Writes dist/index.mjs: an ES module facade over the CommonJS build, so
-// `import { exec } from 'noshell'` and `require('noshell')` share one copy of
+// `import { exec } from 'popen-noshell'` and `require('popen-noshell')` share one copy of
 // every class (instanceof SpawnError works across both). And dist/index.d.mts,
 // its types: an ESM consumer (module node16/nodenext) resolves the "import"
 // condition to a .d.mts, and a .d.ts there would be read as CommonJS types

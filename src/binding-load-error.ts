@@ -30,7 +30,7 @@ export function bindingLoadError(root: string, cause: unknown): Error {
     `Looked for a prebuilt binary in ${prebuilds}${path.sep} (the package ships linux-x64 for glibc >= 2.28) ` +
       `and for one built from source in ${local}: ${found}.`,
     'To build it from source, install a C/C++ toolchain and python3 (Debian/Ubuntu: apt-get install build-essential python3; ' +
-      'Alpine: apk add build-base python3), then run: npm rebuild noshell',
+      'Alpine: apk add build-base python3), then run: npm rebuild popen-noshell',
   ].join('\n');
   return new Error(message, { cause });
 }

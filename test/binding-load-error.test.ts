@@ -47,7 +47,7 @@ function expectGuidance(message: string, pkg: string): void {
   expect(message).toContain(`${path.join(pkg, 'prebuilds', 'linux-x64')}/`);
   expect(message).toContain(path.join(pkg, 'build', 'Release', 'noshell.node'));
   expect(message).toContain('install a C/C++ toolchain and python3');
-  expect(message).toMatch(/then run: npm rebuild noshell$/);
+  expect(message).toMatch(/then run: npm rebuild popen-noshell$/);
   expect(message).not.toMatch(/^[ \t]+at /m); // a message, not a stack
 }
 

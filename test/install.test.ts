@@ -52,9 +52,9 @@ function project(name: string): string {
 
 // Loads noshell as a user would (require, then import), runs a command and a
 // check, and lists the .node files mapped into the process: the addon in use.
-const PROBE = `const noshell = require('noshell');
+const PROBE = `const noshell = require('popen-noshell');
 (async () => {
-  const esm = await import('noshell');
+  const esm = await import('popen-noshell');
   const echo = await noshell.exec(['/bin/echo', 'hi']);
   const check = await noshell.runCheck(['${CHECK_DUMMY}', '0', 'ok']);
   const addons = require('node:fs').readFileSync('/proc/self/maps', 'utf8').split('\\n')
@@ -66,7 +66,7 @@ const PROBE = `const noshell = require('noshell');
 
 /** Everything a user does after installing, without a compiler in reach. */
 function expectWorksWithoutToolchain(dir: string): void {
-  const pkg = path.join(dir, 'node_modules', 'noshell');
+  const pkg = path.join(dir, 'node_modules', 'popen-noshell');
   // Nothing was compiled: node-gyp would have left build/ behind.
   expect(existsSync(path.join(pkg, 'build'))).toBe(false);
   writeFileSync(path.join(dir, 'probe.cjs'), PROBE);
@@ -107,7 +107,7 @@ describe('the packed tarball on a machine without a C/C++ toolchain', () => {
     // which fails here without python3, make and cc.
     const r = run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--foreground-scripts', packed.tarball], dir);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout + r.stderr).toMatch(/> noshell@[\d.]+ install\n> node-gyp-build\n/); // the script did run
+    expect(r.stdout + r.stderr).toMatch(/> popen-noshell@[\d.]+ install\n> node-gyp-build\n/); // the script did run
     expectWorksWithoutToolchain(dir);
   }, 300_000);
 
@@ -118,8 +118,8 @@ describe('the packed tarball on a machine without a C/C++ toolchain', () => {
     const r = run('node', [path.join(tool, 'node_modules', 'pnpm', 'bin', 'pnpm.cjs'), 'add', packed.tarball,
       '--store-dir', path.join(tmp, 'pnpm-store')], dir);
     expect(r.status, r.stderr + r.stdout).toBe(0);
-    // pnpm 10 says it skipped noshell's install script: this is the default path.
-    expect(r.stdout).toMatch(/Ignored build scripts:[\s\S]*noshell/);
+    // pnpm 10 says it skipped popen-noshell's install script: this is the default path.
+    expect(r.stdout).toMatch(/Ignored build scripts:[\s\S]*popen-noshell/);
     expectWorksWithoutToolchain(dir);
   }, 300_000);
 
@@ -153,6 +153,6 @@ describe('the packed tarball on a machine without a C/C++ toolchain', () => {
     expect(drivers).toContain('cp.exec');
     expect(drivers).not.toContain('C reference');
     expect(json.results.map((m: { workload: string }) => m.workload)).not.toContain('plugin');
-    expect(existsSync(path.join(dir, 'node_modules', 'noshell', 'bench', 'results'))).toBe(false);
+    expect(existsSync(path.join(dir, 'node_modules', 'popen-noshell', 'bench', 'results'))).toBe(false);
   }, 300_000);
 });

@@ -51,9 +51,9 @@ describe('the npm tarball', () => {
     const report = JSON.parse(r.stdout);
     expect(report.problems).toEqual({});
     const resolved = (kind: string) => report.analysis.entrypoints['.'].resolutions[kind].resolution.fileName;
-    expect(resolved('node16-esm')).toBe('/node_modules/noshell/dist/index.d.mts');
-    expect(resolved('node16-cjs')).toBe('/node_modules/noshell/dist/index.d.ts');
-    expect(resolved('bundler')).toBe('/node_modules/noshell/dist/index.d.mts');
+    expect(resolved('node16-esm')).toBe('/node_modules/popen-noshell/dist/index.d.mts');
+    expect(resolved('node16-cjs')).toBe('/node_modules/popen-noshell/dist/index.d.ts');
+    expect(resolved('bundler')).toBe('/node_modules/popen-noshell/dist/index.d.mts');
   });
 
   it('what the CLI needs at run time is a dependency (tinybench for bench), not a devDependency', () => {

@@ -6,8 +6,8 @@ import {
   spawn, exec, execFile, popen, parseCommand, runCheck, parsePluginOutput, parsePerfdata, parseRange, checkRange,
   CheckRunner, SpawnError, ExecError, ShellSyntaxError,
   type CheckResult, type ExecResult, type ExitStatus, type PerfDatum, type SpawnOptions, type ThresholdRange,
-} from 'noshell';
-import noshell from 'noshell';
+} from 'popen-noshell';
+import noshell from 'popen-noshell';
 
 export async function examples(): Promise<void> {
   const options: SpawnOptions = { cwd: '/', timeout: 1000, killSignal: 'SIGTERM', stderr: 'stdout', method: 'auto' };

@@ -1,5 +1,5 @@
 // The CommonJS side of the same package (the "require" condition's types).
-import noshell = require('noshell');
+import noshell = require('popen-noshell');
 
 export async function viaRequire(): Promise<string> {
   const r = await noshell.execFile('/bin/echo', ['hi']);
