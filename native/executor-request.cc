@@ -36,6 +36,18 @@ uint64_t Millis(double v) {
   return v > 0 && v < 9e15 ? static_cast<uint64_t>(v) : 0;
 }
 
+// Truthiness without node-addon-api's ToBoolean(): when V8 is terminating
+// (worker.terminate() during this call) napi_coerce_to_bool fails, ToBoolean()
+// returns an empty Boolean, and Value() on it raised an error on a null env,
+// which node-addon-api treats as fatal: SIGABRT of the whole process.
+bool Truthy(napi_env env, napi_value v) {
+  napi_value b;
+  bool out = false;
+  if (napi_coerce_to_bool(env, v, &b) != napi_ok || napi_get_value_bool(env, b, &out) != napi_ok)
+    return false;
+  return out;
+}
+
 int Fail(Napi::Env env, noshell_job_t* job, const char* message) {
   noshell_job_free(job);
   Napi::TypeError::New(env, message).ThrowAsJavaScriptException();
@@ -136,8 +148,8 @@ int BuildJob(const Napi::CallbackInfo& info, noshell_job_t** out, bool* ref) {
   job->timeout_ms = Millis(NumberOr(info[14], 0));
   job->kill_signal = static_cast<int>(NumberOr(info[15], 15));
   job->force_kill_after_ms = Millis(NumberOr(info[16], 0));
-  job->kill_group = info[17].ToBoolean().Value() ? 1 : 0;
-  *ref = info[18].ToBoolean().Value();
+  job->kill_group = Truthy(env, info[17]) ? 1 : 0;
+  *ref = Truthy(env, info[18]);
   *out = job;
   return 0;
 }
