@@ -2,7 +2,7 @@
 // without a toolchain, a binary built for a newer glibc. node-gyp-build's own
 // errors ("No native build was found for platform=… abi=…") and raw dlopen
 // failures do not say what to do; this one does, and keeps them as `cause`.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 /** glibc's runtime version (as Node's diagnostic report reads it), musl, or unknown. */
@@ -16,21 +16,43 @@ export function describeLibc(): string {
   return existsSync(`/lib/ld-musl-${arch}.so.1`) ? 'musl' : 'unknown libc (not glibc)';
 }
 
-/** Wraps whatever node-gyp-build threw for the package at `root`. */
+/** Where `noshell build-addon` (node-gyp in native/) leaves the addon it builds. */
+export function localBuildPath(root: string): string {
+  return path.join(root, 'native', 'build', 'Release', 'noshell.node');
+}
+
+/** The platform-arch folders under prebuilds/ that hold a binary: what this copy of the package ships. */
+export function shippedPrebuilds(root: string): string[] {
+  const dir = path.join(root, 'prebuilds');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((sub) => {
+    try {
+      return readdirSync(path.join(dir, sub)).some((f) => f.endsWith('.node'));
+    } catch {
+      return false;
+    }
+  }).sort();
+}
+
+/** Wraps whatever loading the addon threw for the package at `root`. */
 export function bindingLoadError(root: string, cause: unknown): Error {
   const prebuilds = path.join(root, 'prebuilds', `${process.platform}-${process.arch}`);
-  const local = path.join(root, 'build', 'Release', 'noshell.node');
+  const local = localBuildPath(root);
   const reason = cause instanceof Error ? cause.message.split('\n')[0] : String(cause);
-  const found = /^No native build was found/.test(reason)
+  const found = reason.startsWith('No native build was found')
     ? 'none of them holds a binary for this system'
     : `a binary was found but could not be loaded: ${reason}`;
+  const shipped = shippedPrebuilds(root);
+  const holds = shipped.length === 0
+    ? 'this copy of the package holds no prebuilt binary at all'
+    : `this copy of the package holds prebuilt binaries for ${shipped.join(', ')} (glibc >= 2.28)`;
   const message = [
     `noshell: cannot load its native addon on ${process.platform}-${process.arch}, ${describeLibc()} ` +
       `(Node ${process.version}, N-API ${process.versions.napi ?? '?'}).`,
-    `Looked for a prebuilt binary in ${prebuilds}${path.sep} (the package ships linux-x64 for glibc >= 2.28) ` +
+    `Looked for a prebuilt binary in ${prebuilds}${path.sep} (${holds}) ` +
       `and for one built from source in ${local}: ${found}.`,
     'To build it from source, install a C/C++ toolchain and python3 (Debian/Ubuntu: apt-get install build-essential python3; ' +
-      'Alpine: apk add build-base python3), then run: npm rebuild popen-noshell',
+      'Alpine: apk add build-base python3), then run: npx noshell build-addon',
   ].join('\n');
   return new Error(message, { cause });
 }

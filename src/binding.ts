@@ -1,7 +1,8 @@
 // The one typed boundary between TypeScript and the native addon.
 import path from 'node:path';
+import { existsSync } from 'node:fs';
 import nodeGypBuild from 'node-gyp-build';
-import { bindingLoadError } from './binding-load-error';
+import { bindingLoadError, localBuildPath } from './binding-load-error';
 
 /** Mirrors noshell_method_t in native/spawn.h. */
 export enum NativeMethod { Auto = 0, PosixSpawn = 1, Vfork = 2, Fork = 3 }
@@ -120,8 +121,19 @@ export interface NativeBinding {
   readonly envLocked: boolean;
 }
 
+/**
+ * A build from source (`npx noshell build-addon` in an installed package,
+ * `npm run build:native` in a checkout) wins over the prebuilds, as
+ * node-gyp-build's own build/ would; then node-gyp-build picks the prebuild.
+ */
 function loadBinding(root: string): NativeBinding {
+  const local = localBuildPath(root);
   try {
+    if (existsSync(local)) {
+      const addon = { exports: {} };
+      process.dlopen(addon, local);
+      return addon.exports as NativeBinding;
+    }
     return nodeGypBuild(root) as NativeBinding;
   } catch (cause) {
     throw bindingLoadError(root, cause);

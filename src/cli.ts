@@ -1,27 +1,11 @@
 #!/usr/bin/env node
-// noshell command line: thin; the work is in the library.
+// noshell command line: thin; the work is in the library. `--version` and
+// `build-addon` are answered before anything loads the native addon
+// (build-addon is what makes one where none loads); the other commands load
+// it with ./cli/main.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { runBench } from './bench/run';
-import { definedFields } from './defined-fields';
-import { gearmanBenchUsage, parseGearmanBenchArgs } from './bench/gearman-args';
-import { runGearmanBench } from './bench/gearman-run';
-import { parseVsNagiosArgs, vsNagiosUsage } from './bench/vs-nagios-args';
-import { runVsNagios } from './bench/vs-nagios';
-import { checkCommand, checkUsage } from './cli/check-command';
-import { runCommand, runUsage } from './cli/run-command';
-import { gearmanSubmitCommand, gearmanSubmitUsage } from './cli/gearman-submit-command';
-import { gearmanWorkerCommand, gearmanWorkerUsage } from './cli/gearman-worker-command';
-
-const usage = `usage:
-  noshell --version | -v                             the installed version
-  noshell bench [--quick] [--seconds S] [--out DIR]   fork-rate / check-workload comparison
-  ${gearmanBenchUsage}   C Mod-Gearman worker vs noshell's (needs gearmand)
-  ${vsNagiosUsage}   CheckRunner vs Nagios 4 (needs nagios4-core, root)
-  ${checkUsage}
-  ${runUsage}
-  ${gearmanWorkerUsage}
-  ${gearmanSubmitUsage}`;
+import { buildAddonCommand } from './cli/build-addon';
 
 // A hung-up terminal or a closed pipe (EIO, EPIPE) must not crash us
 // before our children are stopped: output is lost, the stop goes on.
@@ -31,69 +15,30 @@ process.stderr.on('error', () => {});
 const out = (s: string) => process.stdout.write(s);
 const err = (s: string) => process.stderr.write(s);
 
-async function bench(rest: string[]): Promise<number> {
-  if (rest.includes('--vs-nagios')) {
-    await runVsNagios(parseVsNagiosArgs(rest, (line) => out(`${line}\n`)));
-    return 0;
-  }
-  if (rest.includes('--gearman')) {
-    await runGearmanBench(parseGearmanBenchArgs(rest), (line) => out(`${line}\n`));
-    return 0;
-  }
-  let quick = false;
-  let seconds: number | undefined;
-  let outDir: string | undefined;
-  for (let i = 0; i < rest.length; i++) {
-    if (rest[i] === '--quick') quick = true;
-    else if (rest[i] === '--out' && rest[i + 1] !== undefined) outDir = path.resolve(rest[++i]);
-    else if (rest[i] === '--seconds' && Number(rest[i + 1]) > 0) seconds = Number(rest[++i]);
-    else throw new TypeError(`noshell bench: unknown argument ${rest[i]}`);
-  }
-  await runBench({ quick, ...definedFields({ seconds, outDir }), log: (line) => out(`${line}\n`) });
-  return 0;
-}
-
 /** The installed package's version: dist/cli.js sits one level below package.json. */
 function version(): string {
   return (JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-async function main(argv: string[]): Promise<number> {
+async function dispatch(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
-  try {
-    if (cmd === '--version' || cmd === '-v') {
-      out(`${version()}\n`);
-      return 0;
-    }
-    if (cmd === 'bench') return await bench(rest);
-    if (cmd === 'check') return await checkCommand(rest, out, err);
-    if (cmd === 'run') return await runCommand(rest, out, err);
-    if (cmd === 'gearman-worker') return await gearmanWorkerCommand(rest, out, err);
-    if (cmd === 'gearman-submit') return await gearmanSubmitCommand(rest, out);
-  } catch (e) {
-    // Like a plugin with bad arguments or an internal error: UNKNOWN.
-    if (cmd === 'check') {
-      const first = e instanceof Error ? e.message.split('\n')[0] : String(e);
-      out(`UNKNOWN - ${first.startsWith('noshell check: ') ? first : `noshell check: ${first}`}\n`);
-      if (e instanceof TypeError) err(`${e.message}\n`);
-      return 3;
-    }
-    if (e instanceof TypeError || e instanceof RangeError) {
-      err(`${e.message}\n`);
-      return 2;
-    }
-    throw e;
+  if (cmd === '--version' || cmd === '-v') {
+    out(`${version()}\n`);
+    return 0;
   }
-  err(`${usage}\n`);
-  return cmd === undefined || cmd === '--help' || cmd === '-h' ? 0 : 2;
+  if (cmd === 'build-addon') return buildAddonCommand(rest, out, err);
+  const { main } = await import('./cli/main');
+  return main(argv);
 }
 
-main(process.argv.slice(2)).then(
+dispatch(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (e: unknown) => {
-    err(`noshell: ${e instanceof Error ? e.stack : String(e)}\n`);
+    // No addon loads here: its own message says why and what to run.
+    if (e instanceof Error && e.message.startsWith('noshell: cannot load its native addon')) err(`${e.message}\n`);
+    else err(`noshell: ${e instanceof Error ? e.stack : String(e)}\n`);
     process.exitCode = 1;
   },
 );

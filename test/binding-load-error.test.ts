@@ -45,9 +45,9 @@ function expectGuidance(message: string, pkg: string): void {
   expect(glibc).toBeDefined();
   expect(message).toContain(`glibc ${glibc} (Node ${process.version}, N-API ${process.versions.napi})`);
   expect(message).toContain(`${path.join(pkg, 'prebuilds', 'linux-x64')}/`);
-  expect(message).toContain(path.join(pkg, 'build', 'Release', 'noshell.node'));
+  expect(message).toContain(path.join(pkg, 'native', 'build', 'Release', 'noshell.node'));
   expect(message).toContain('install a C/C++ toolchain and python3');
-  expect(message).toMatch(/then run: npm rebuild popen-noshell$/);
+  expect(message).toMatch(/then run: npx noshell build-addon$/);
   expect(message).not.toMatch(/^[ \t]+at /m); // a message, not a stack
 }
 
@@ -57,6 +57,8 @@ describe('no loadable addon', () => {
     const caught = load(pkg);
     expectGuidance(caught.message, pkg);
     expect(caught.message).toContain('none of them holds a binary for this system');
+    // What this copy holds, not what a complete package would.
+    expect(caught.message).toContain('(this copy of the package holds no prebuilt binary at all)');
     expect(caught.causeMessage).toMatch(/^No native build was found for platform=linux arch=x64/);
   });
 
@@ -76,5 +78,28 @@ describe('no loadable addon', () => {
     // at least says the file was there.
     expect(caught.message).toContain(`a binary was found but could not be loaded: ${path.join(dir, 'noshell.glibc.node')}: cannot open shared object file`);
     expect(caught.causeCode).toBe('ERR_DLOPEN_FAILED');
+    expect(caught.message).toContain('(this copy of the package holds prebuilt binaries for linux-x64 (glibc >= 2.28))');
+  });
+
+  it('only an arm64 prebuild on x64: names what the copy holds', () => {
+    const pkg = bareCopy('arm64-only');
+    ensurePrebuild();
+    const dir = path.join(pkg, 'prebuilds', 'linux-arm64');
+    mkdirSync(dir, { recursive: true });
+    cpSync(path.join(ROOT, 'prebuilds', 'linux-arm64', 'noshell.glibc.node'), path.join(dir, 'noshell.glibc.node'));
+    const caught = load(pkg);
+    expectGuidance(caught.message, pkg);
+    expect(caught.message).toContain('(this copy of the package holds prebuilt binaries for linux-arm64 (glibc >= 2.28))');
+    expect(caught.message).toContain('none of them holds a binary for this system');
+  });
+
+  it('a broken build from source in native/build: its dlopen error, not a silent fall-back', () => {
+    const pkg = bareCopy('broken-local');
+    const local = path.join(pkg, 'native', 'build', 'Release');
+    mkdirSync(local, { recursive: true });
+    writeFileSync(path.join(local, 'noshell.node'), 'not an ELF file\n'.repeat(256));
+    const caught = load(pkg);
+    expectGuidance(caught.message, pkg);
+    expect(caught.message).toContain(`a binary was found but could not be loaded: ${path.join(local, 'noshell.node')}: invalid ELF header`);
   });
 });

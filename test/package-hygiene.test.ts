@@ -23,17 +23,42 @@ function run(cmd: string, args: string[], cwd = tmp) {
 }
 
 describe('the npm tarball', () => {
-  it('holds dist, types, the prebuild, native sources, binding.gyp, bench C sources and the docs', () => {
+  it('holds dist, types, both prebuilds, native sources with their binding.gyp, bench C sources and the docs', () => {
     const files = packed.files.map((f) => f.path);
     for (const needed of [
-      'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'binding.gyp', 'bench/reference.c', 'bench/plugin.c',
-      'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts', 'dist/cli.js',
-      'prebuilds/linux-x64/noshell.glibc.node', 'native/spawn.c', 'native/spawn.h', 'native/addon.cc',
+      'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bench/reference.c', 'bench/plugin.c',
+      'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts', 'dist/cli.js', 'dist/cli/build-addon.js',
+      'prebuilds/linux-x64/noshell.glibc.node', 'prebuilds/linux-arm64/noshell.glibc.node', 'prebuilds/manifest.json',
+      'native/binding.gyp', 'native/spawn.c', 'native/spawn.h', 'native/addon.cc',
     ]) expect(files, needed).toContain(needed);
   });
 
+  // npm and pnpm run `node-gyp rebuild` for a package with a binding.gyp at its
+  // root and no install script; pnpm 12 and npm 12 refuse or block install
+  // scripts by default (issue 18). Nothing may run at install time.
+  it('runs nothing at install time: no install/preinstall/postinstall script, no binding.gyp at the root, no gypfile', () => {
+    const files = packed.files.map((f) => f.path);
+    expect(files).not.toContain('binding.gyp');
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    for (const script of ['preinstall', 'install', 'postinstall']) expect(pkg.scripts[script], script).toBeUndefined();
+    expect(pkg.gypfile).toBeUndefined();
+    // The package.json inside the tarball is the one users get.
+    const inside = JSON.parse(spawnSync('tar', ['-xOzf', packed.tarball, 'package/package.json'], { encoding: 'utf8' }).stdout);
+    expect(Object.keys(inside.scripts ?? {}).filter((s) => /install/.test(s))).toEqual([]);
+    expect(inside.gypfile).toBeUndefined();
+  });
+
+  it('ships each prebuild for its own machine, built from the native/ sources it ships', () => {
+    const manifest = JSON.parse(spawnSync('tar', ['-xOzf', packed.tarball, 'package/prebuilds/manifest.json'], { encoding: 'utf8' }).stdout);
+    const machine = (arch: string) => spawnSync('tar', ['-xOzf', packed.tarball, `package/prebuilds/linux-${arch}/noshell.glibc.node`], { encoding: 'buffer', maxBuffer: 16 << 20 }).stdout.readUInt16LE(18);
+    expect(machine('x64')).toBe(62); // EM_X86_64
+    expect(machine('arm64')).toBe(183); // EM_AARCH64
+    expect(manifest.x64.sources).toMatch(/^[0-9a-f]{64}$/);
+    expect(manifest.arm64.sources).toBe(manifest.x64.sources);
+  });
+
   it('holds nothing else: no tests, fixtures, sources maps, build dirs or bench results', () => {
-    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|binding\.gyp|bench\/[\w-]+\.c|native\/[\w-]+\.(c|cc|h)|prebuilds\/linux-x64\/[\w.-]+\.node|dist\/[\w/.-]+\.(js|mjs|d\.ts|d\.mts))$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|bench\/[\w-]+\.c|native\/[\w-]+\.(c|cc|h)|native\/binding\.gyp|prebuilds\/manifest\.json|prebuilds\/linux-(x64|arm64)\/noshell\.glibc\.node|dist\/[\w/.-]+\.(js|mjs|d\.ts|d\.mts))$/;
     const stray = packed.files.map((f) => f.path).filter((f) => !allowed.test(f));
     expect(stray).toEqual([]);
     expect(packed.files.some((f) => f.path.startsWith('dist/'))).toBe(true);
@@ -60,8 +85,8 @@ describe('the npm tarball', () => {
     const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     expect(Object.keys(pkg.dependencies)).toEqual(expect.arrayContaining(['node-gyp-build', 'node-addon-api', 'tinybench']));
     expect(Object.keys(pkg.devDependencies)).not.toContain('tinybench');
-    // The fallback build from source stays: a platform without a prebuild compiles.
-    expect(pkg.scripts.install).toBe('node-gyp-build');
+    // The explicit build from source (npx noshell build-addon) needs the headers at run time.
+    expect(pkg.scripts.install).toBeUndefined();
     expect(pkg.license).toBe('MIT');
     expect(readFileSync(path.join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) \d{4} noshell contributors\n/);
   });

@@ -1,8 +1,7 @@
 // The npm tarball as users get it (issue 10): `npm pack` of this tree, with
 // the prebuilt addon in it. Shared by the install and package-hygiene suites.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 
 export const ROOT = path.resolve(__dirname, '..');
@@ -11,29 +10,20 @@ export const PREBUILD_DIR = path.join(ROOT, 'prebuilds', `${process.platform}-${
 export interface PackedFile { path: string; size: number }
 export interface Packed { tarball: string; files: PackedFile[]; version: string }
 
-function prebuilt(): string[] {
-  return existsSync(PREBUILD_DIR) ? readdirSync(PREBUILD_DIR).filter((f) => f.endsWith('.node')) : [];
-}
-
 /**
- * prebuilds/ is build output (gitignored; CI makes it before the tests). When
- * it is missing, build it in a copy of the tree: node-gyp in this tree would
- * replace build/Release under the other suites' feet.
+ * prebuilds/ is build output (gitignored; CI makes both before the tests).
+ * When one is missing or was built from other native/ sources, build it:
+ * scripts/prebuild.mjs works in scratch copies of native/, so the tree the
+ * other suites load stays as it is. The arm64 one needs the cross toolchain.
  */
 export function ensurePrebuild(): void {
-  if (prebuilt().length > 0) return;
-  const copy = mkdtempSync(path.join(os.tmpdir(), 'noshell-prebuild-'));
-  try {
-    const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
-    for (const f of tracked) if (existsSync(path.join(ROOT, f))) cpSync(path.join(ROOT, f), path.join(copy, f), { recursive: true });
-    symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
-    // npm run puts its bundled node-gyp on PATH, which prebuildify calls.
-    execFileSync('npm', ['run', '--silent', 'prebuildify'], { cwd: copy, stdio: ['ignore', 'ignore', 'inherit'] });
-    cpSync(path.join(copy, 'prebuilds'), path.join(ROOT, 'prebuilds'), { recursive: true });
-  } finally {
-    rmSync(copy, { recursive: true, force: true });
+  const check = `import(${JSON.stringify(path.join(ROOT, 'scripts', 'prebuild-targets.mjs'))}).then((m) => console.log(JSON.stringify(m.prebuildProblems())))`;
+  const problems = JSON.parse(execFileSync(process.execPath, ['-e', check], { encoding: 'utf8' })) as string[];
+  if (problems.length === 0) return;
+  execFileSync('npm', ['run', '--silent', 'prebuildify'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (!existsSync(PREBUILD_DIR) || readdirSync(PREBUILD_DIR).every((f) => !f.endsWith('.node'))) {
+    throw new Error(`no prebuilt addon in ${PREBUILD_DIR} after npm run prebuildify`);
   }
-  if (prebuilt().length === 0) throw new Error(`no prebuilt addon in ${PREBUILD_DIR} after npm run prebuildify`);
 }
 
 /**

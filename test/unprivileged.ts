@@ -31,9 +31,9 @@ export function unprivilegedPackage(): string {
   if (copy === undefined) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-nobody-'));
     cpSync(path.join(root, 'dist'), path.join(dir, 'dist'), { recursive: true });
-    // Whichever binaries node-gyp-build would find: a local build, and the
-    // prebuilds (CI's prebuildify run leaves only those).
-    for (const sub of [path.join('build', 'Release'), 'prebuilds']) {
+    // Whichever binaries the loader would find: a local build, and the
+    // prebuilds.
+    for (const sub of [path.join('native', 'build', 'Release'), 'prebuilds']) {
       if (existsSync(path.join(root, sub))) cpSync(path.join(root, sub), path.join(dir, sub), { recursive: true });
     }
     for (const dep of runtimeDeps()) {

@@ -1,0 +1,140 @@
+// `noshell build-addon`: builds the native addon from the sources the package
+// ships (native/) with the user's toolchain, where no prebuilt binary fits
+// (musl, another architecture, an older glibc). Nothing is built at install
+// time (issue 18: no install scripts); this is the one explicit step, and the
+// load error names it. It must not load the addon itself: it runs before one
+// exists.
+import { spawnSync } from 'node:child_process';
+import { accessSync, constants, existsSync } from 'node:fs';
+import path from 'node:path';
+import { localBuildPath } from '../binding-load-error';
+
+export const buildAddonUsage = 'noshell build-addon [-- NODE-GYP-ARGS...]';
+
+type Write = (s: string) => void;
+
+/** The package root: dist/cli/ is two levels below it. */
+const ROOT = path.join(__dirname, '..', '..');
+
+function executable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (name.includes('/')) return executable(name) ? name : undefined;
+  for (const dir of (env.PATH ?? '').split(':')) {
+    if (dir === '') continue;
+    const file = path.join(dir, name);
+    if (executable(file)) return file;
+  }
+  return undefined;
+}
+
+/** node-gyp as `[command, ...args]`: the package managers' own copy first, then one on PATH. */
+export function findNodeGyp(env: NodeJS.ProcessEnv): string[] | undefined {
+  const scripts = [
+    env.npm_config_node_gyp,
+    // npm ships node-gyp; npx/npm exec set npm_config_node_gyp, a plain shell does not.
+    path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+  ];
+  for (const from of [ROOT, process.cwd()]) {
+    try {
+      scripts.push(require.resolve('node-gyp/bin/node-gyp.js', { paths: [from] }));
+    } catch {
+      // not installed there
+    }
+  }
+  for (const script of scripts) {
+    if (script !== undefined && script !== '' && existsSync(script)) return [process.execPath, script];
+  }
+  const bin = onPath('node-gyp', env);
+  return bin === undefined ? undefined : [bin];
+}
+
+/** What node-gyp needs that is not there, each with what provides it. */
+export function missingTools(env: NodeJS.ProcessEnv): string[] {
+  const missing: string[] = [];
+  const first = (names: Array<string | undefined>) => names.some((n) => n !== undefined && n !== '' && onPath(n, env) !== undefined);
+  if (!first([env.CC, 'cc', 'gcc', 'clang'])) missing.push('a C compiler (cc)');
+  if (!first([env.CXX, 'c++', 'g++', 'clang++'])) missing.push('a C++ compiler (c++)');
+  if (!first(['make'])) missing.push('make');
+  if (!first([env.npm_config_python, env.PYTHON, 'python3'])) missing.push('python3');
+  return missing;
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Node's headers beside the running node (official tarballs have include/node,
+ * Debian's nodejs-dev /usr/include/node): node-gyp then needs no download.
+ * An explicit nodedir (npm config, --nodedir) wins.
+ */
+function gypEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const prefix = path.join(path.dirname(process.execPath), '..');
+  if (env.npm_config_nodedir !== undefined && env.npm_config_nodedir !== '') return env;
+  if (!existsSync(path.join(prefix, 'include', 'node', 'node_api.h'))) return env;
+  return { ...env, npm_config_nodedir: path.resolve(prefix) };
+}
+
+export function buildAddonCommand(args: string[], out: Write, err: Write, env: NodeJS.ProcessEnv = process.env): number {
+  if (args.length > 0 && args[0] !== '--') {
+    err(`noshell build-addon: unknown argument ${JSON.stringify(args[0])}\nusage: ${buildAddonUsage}\n`);
+    return 2;
+  }
+  const extra = args.slice(1);
+  const native = path.join(ROOT, 'native');
+  if (!existsSync(path.join(native, 'binding.gyp'))) {
+    err(`noshell build-addon: no addon sources in ${native} (this copy of the package does not ship native/)\n`);
+    return 1;
+  }
+  if (!writable(native)) {
+    err(`noshell build-addon: cannot write to ${native}: run it as the user who installed the package ` +
+      '(for a global install, the one who ran npm install -g)\n');
+    return 1;
+  }
+  const missing = missingTools(env);
+  if (missing.length > 0) {
+    err(`noshell build-addon: building the addon needs ${missing.join(', ')}, not found on PATH.\n` +
+      'Debian/Ubuntu: apt-get install build-essential python3; Fedora/RHEL: dnf install gcc-c++ make python3; ' +
+      'Alpine: apk add build-base python3\n');
+    return 1;
+  }
+  const gyp = findNodeGyp(env);
+  if (gyp === undefined) {
+    err('noshell build-addon: node-gyp not found (npm ships it; otherwise: npm install -g node-gyp)\n');
+    return 1;
+  }
+  out(`noshell build-addon: building ${localBuildPath(ROOT)} with ${gyp.at(-1)}\n`);
+  const built = spawnSync(gyp[0], [...gyp.slice(1), 'rebuild', '--directory', native, ...extra], {
+    env: gypEnv(env), stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (built.error !== undefined || built.status !== 0) {
+    const why = built.error?.message ?? (built.signal !== null ? `killed by ${built.signal}` : `exit ${built.status}`);
+    err(`noshell build-addon: node-gyp failed (${why}); its output is above\n`);
+    return 1;
+  }
+  // Load it in a fresh process, through the package as a user would, and run a child.
+  const probe = spawnSync(process.execPath, ['-e', `
+    require(${JSON.stringify(path.join(ROOT, 'dist', 'index.js'))})
+      .execFile(process.execPath, ['-e', 'process.stdout.write("ok")'])
+      .then((r) => { if (r.stdout !== 'ok') throw new Error('unexpected output ' + JSON.stringify(r.stdout)); })
+      .catch((e) => { console.error(e.message); process.exitCode = 1; });`], { env, encoding: 'utf8' });
+  if (probe.status !== 0) {
+    err(`noshell build-addon: the addon was built but does not work: ${(probe.stderr || probe.error?.message || '').trim()}\n`);
+    return 1;
+  }
+  out(`noshell build-addon: done; popen-noshell loads ${localBuildPath(ROOT)} (before any prebuilt binary)\n`);
+  return 0;
+}

@@ -1,0 +1,76 @@
+// The commands that need the addon (everything but --version and build-addon,
+// which src/cli.ts answers before loading it).
+import path from 'node:path';
+import { runBench } from '../bench/run';
+import { definedFields } from '../defined-fields';
+import { gearmanBenchUsage, parseGearmanBenchArgs } from '../bench/gearman-args';
+import { runGearmanBench } from '../bench/gearman-run';
+import { parseVsNagiosArgs, vsNagiosUsage } from '../bench/vs-nagios-args';
+import { runVsNagios } from '../bench/vs-nagios';
+import { checkCommand, checkUsage } from './check-command';
+import { runCommand, runUsage } from './run-command';
+import { gearmanSubmitCommand, gearmanSubmitUsage } from './gearman-submit-command';
+import { gearmanWorkerCommand, gearmanWorkerUsage } from './gearman-worker-command';
+import { buildAddonUsage } from './build-addon';
+
+const usage = `usage:
+  noshell --version | -v                             the installed version
+  noshell bench [--quick] [--seconds S] [--out DIR]   fork-rate / check-workload comparison
+  ${gearmanBenchUsage}   C Mod-Gearman worker vs noshell's (needs gearmand)
+  ${vsNagiosUsage}   CheckRunner vs Nagios 4 (needs nagios4-core, root)
+  ${checkUsage}
+  ${runUsage}
+  ${gearmanWorkerUsage}
+  ${gearmanSubmitUsage}
+  ${buildAddonUsage}   build the native addon from source (where no prebuilt one fits)`;
+
+const out = (s: string) => process.stdout.write(s);
+const err = (s: string) => process.stderr.write(s);
+
+async function bench(rest: string[]): Promise<number> {
+  if (rest.includes('--vs-nagios')) {
+    await runVsNagios(parseVsNagiosArgs(rest, (line) => out(`${line}\n`)));
+    return 0;
+  }
+  if (rest.includes('--gearman')) {
+    await runGearmanBench(parseGearmanBenchArgs(rest), (line) => out(`${line}\n`));
+    return 0;
+  }
+  let quick = false;
+  let seconds: number | undefined;
+  let outDir: string | undefined;
+  for (let i = 0; i < rest.length; i++) {
+    if (rest[i] === '--quick') quick = true;
+    else if (rest[i] === '--out' && rest[i + 1] !== undefined) outDir = path.resolve(rest[++i]);
+    else if (rest[i] === '--seconds' && Number(rest[i + 1]) > 0) seconds = Number(rest[++i]);
+    else throw new TypeError(`noshell bench: unknown argument ${rest[i]}`);
+  }
+  await runBench({ quick, ...definedFields({ seconds, outDir }), log: (line) => out(`${line}\n`) });
+  return 0;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  try {
+    if (cmd === 'bench') return await bench(rest);
+    if (cmd === 'check') return await checkCommand(rest, out, err);
+    if (cmd === 'run') return await runCommand(rest, out, err);
+    if (cmd === 'gearman-worker') return await gearmanWorkerCommand(rest, out, err);
+    if (cmd === 'gearman-submit') return await gearmanSubmitCommand(rest, out);
+  } catch (e) {
+    // Like a plugin with bad arguments or an internal error: UNKNOWN.
+    if (cmd === 'check') {
+      const first = e instanceof Error ? e.message.split('\n')[0] : String(e);
+      out(`UNKNOWN - ${first.startsWith('noshell check: ') ? first : `noshell check: ${first}`}\n`);
+      if (e instanceof TypeError) err(`${e.message}\n`);
+      return 3;
+    }
+    if (e instanceof TypeError || e instanceof RangeError) {
+      err(`${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  err(`${usage}\n`);
+  return cmd === undefined || cmd === '--help' || cmd === '-h' ? 0 : 2;
+}
