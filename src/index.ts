@@ -1,7 +1,7 @@
 export { spawn } from './process/spawn';
 export { Subprocess } from './process/subprocess';
 export { exec, execFile } from './process/exec';
-export type { ExecOptions, ExecResult } from './process/exec';
+export type { ExecOptions, ExecOptionsBuffer, ExecOptionsUtf8, ExecResult } from './process/exec';
 export { executorStats } from './process/executor';
 export type { ExecutorStats } from './process/executor';
 export { popen } from './process/popen';

@@ -105,7 +105,7 @@ describe('a strict TypeScript consumer compiles every public API against the pac
   }, 300_000);
 
   // The example has @ts-expect-error lines: types that resolved to `any` fail too.
-  for (const config of ['node16', 'bundler']) {
+  for (const config of ['node16', 'nodenext', 'bundler']) {
     it(`tsconfig.${config}.json`, () => {
       const r = run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', `tsconfig.${config}.json`], consumer);
       expect(r.stdout + r.stderr).toBe('');

@@ -26,6 +26,12 @@ export interface ExecOptions extends SpawnOptions {
   ref?: boolean | undefined;
 }
 
+/** Options whose `encoding` is left out or 'utf8': stdout and stderr are strings. */
+export type ExecOptionsUtf8 = ExecOptions & { encoding?: 'utf8' | undefined };
+/** Options with `encoding: 'buffer'`: stdout and stderr are Buffers. */
+export type ExecOptionsBuffer = ExecOptions & { encoding: 'buffer' };
+
+/** The result of exec/execFile; `T` follows `encoding` (string by default, Buffer for 'buffer'). */
 export interface ExecResult<T extends string | Buffer = string | Buffer> extends ExitStatus {
   stdout: T;
   stderr: T;
@@ -106,7 +112,13 @@ function writeInput(child: Subprocess, input: string | Uint8Array | undefined): 
   else stdin.end();
 }
 
-/** Runs `file` with `args` (never a shell) and buffers its output. */
+/**
+ * Runs `file` with `args` (never a shell) and buffers its output: strings by
+ * default, Buffers with `encoding: 'buffer'` (the result's type says which).
+ */
+export function execFile(file: string, args?: readonly string[], options?: ExecOptionsUtf8): Promise<ExecResult<string>>;
+export function execFile(file: string, args: readonly string[] | undefined, options: ExecOptionsBuffer): Promise<ExecResult<Buffer>>;
+export function execFile(file: string, args?: readonly string[], options?: ExecOptions): Promise<ExecResult>;
 export function execFile(file: string, args?: readonly string[], options?: ExecOptions): Promise<ExecResult> {
   try {
     if (checkShellOption(options?.shell, 'execFile') === true) {
@@ -126,6 +138,9 @@ export function execFile(file: string, args?: readonly string[], options?: ExecO
  * follow the shell's word rules without a shell (see parseCommand); one that
  * needs a shell throws ShellSyntaxError unless `shell` allows /bin/sh.
  */
+export function exec(command: string | readonly string[], options?: ExecOptionsUtf8): Promise<ExecResult<string>>;
+export function exec(command: string | readonly string[], options: ExecOptionsBuffer): Promise<ExecResult<Buffer>>;
+export function exec(command: string | readonly string[], options?: ExecOptions): Promise<ExecResult>;
 export function exec(command: string | readonly string[], options?: ExecOptions): Promise<ExecResult> {
   try {
     return run(resolveCommand(command, checkShellOption(options?.shell, 'exec'), 'exec'), options, 'exec');

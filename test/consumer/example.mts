@@ -1,11 +1,11 @@
 // Compiled by test/package-hygiene.test.ts against the packed package's types
-// (strict; module node16 and moduleResolution bundler): every public API once,
+// (strict, exactOptionalPropertyTypes; module node16, nodenext and moduleResolution bundler): every public API once,
 // as README shows it. Never run. The @ts-expect-error lines fail the build
 // if the types resolve to `any`.
 import {
   spawn, exec, execFile, popen, parseCommand, runCheck, parsePluginOutput, parsePerfdata, parseRange, checkRange,
   CheckRunner, SpawnError, ExecError, ShellSyntaxError,
-  type CheckResult, type ExecResult, type ExitStatus, type PerfDatum, type SpawnOptions, type ThresholdRange,
+  type CheckResult, type ExecOptions, type ExecResult, type ExitStatus, type PerfDatum, type SpawnOptions, type ThresholdRange,
 } from 'popen-noshell';
 import noshell from 'popen-noshell';
 
@@ -57,6 +57,26 @@ export async function examples(): Promise<void> {
   }
   const same: typeof exec = noshell.exec;
 
+  // The result's type follows `encoding` (issue 20): no casts.
+  const echoed = await exec(['echo', 'x']);
+  const trimmed: string = echoed.stdout.trim();
+  const bytes = await execFile('/bin/echo', ['x'], { encoding: 'buffer' });
+  const size: number = bytes.stdout.byteLength + bytes.stderr.byteLength;
+  const utf8: string = (await execFile('/bin/echo', undefined, { encoding: 'utf8', reject: false })).stderr.toUpperCase();
+  const asBuffer: ExecResult<Buffer> = await exec('echo x', { encoding: 'buffer', timeout: 1000 });
+  // @ts-expect-error a string has no byteLength
+  console.log(echoed.stdout.byteLength);
+  // @ts-expect-error a Buffer has no trim()
+  bytes.stderr.trim();
+  // @ts-expect-error encoding 'buffer' gives no string result
+  const notText: ExecResult<string> = await exec('echo x', { encoding: 'buffer' });
+  // Options whose encoding is not known here: either.
+  const someOptions: ExecOptions = { encoding: Math.random() > 0.5 ? 'buffer' : 'utf8' };
+  const either = await exec('echo x', someOptions);
+  // @ts-expect-error string | Buffer: narrow it first
+  either.stdout.trim();
+  const narrowed: string = typeof either.stdout === 'string' ? either.stdout : either.stdout.toString('utf8');
+
   // @ts-expect-error a number is not a command
   await exec(42);
   // @ts-expect-error popen modes are 'r' and 'w'
@@ -74,5 +94,6 @@ export async function examples(): Promise<void> {
   popen('true', 'r', { stderr: undefined }).subprocess.kill();
   spawn('true', [], { forceKillAfter: unset, uid: unset, gid: unset });
 
+  console.log(trimmed, size, utf8, asBuffer, notText, narrowed);
   console.log(killed, code, text, viaShell, closed, argv, needsShell, state, out.output, perf, alert, running, metrics, same, bad);
 }
