@@ -50,6 +50,7 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
   if (file === undefined) throw new TypeError(`noshell run: no checks file\nusage: ${runUsage}`);
   // Bad files are TypeErrors: the CLI prints them and exits 2.
   const config = await loadRunChecks(file, allowRoot);
+  for (const w of config.warnings) err(`${checkOnly ? '' : 'noshell run: '}${w}\n`);
   if (checkOnly) {
     err(`${file}: valid, ${config.defs.length} checks\n`);
     return 0;

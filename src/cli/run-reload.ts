@@ -4,15 +4,18 @@ import type { CheckDefinition } from '../check/definition';
 import { quoteName } from '../quote-text';
 import { loadChecksFile, resolveChecks } from './checks-file';
 import type { AppliedChecks } from './checks-reload';
+import { identityWarnings } from './identity-warning';
 import { checksRunningAsRoot, rootRefusal } from './root-refusal';
 
 /** The file's checks, credentials resolved; refused (TypeError) if any would run as root unasked. */
-export async function loadRunChecks(file: string, allowRoot: boolean): Promise<{ concurrency: number | undefined; defs: CheckDefinition[] }> {
+export async function loadRunChecks(
+  file: string, allowRoot: boolean,
+): Promise<{ concurrency: number | undefined; defs: CheckDefinition[]; warnings: string[] }> {
   const loaded = loadChecksFile(file);
   const defs = await resolveChecks(file, loaded);
   const asRoot = allowRoot ? [] : checksRunningAsRoot(defs);
   if (asRoot.length > 0) throw new TypeError(rootRefusal(file, asRoot));
-  return { concurrency: loaded.runner.concurrency, defs };
+  return { concurrency: loaded.runner.concurrency, defs, warnings: identityWarnings(file, loaded.checks) };
 }
 
 /**
@@ -36,6 +39,7 @@ export function onReload(
         if (stopping()) break;
         // --concurrency wins over the file, as at start.
         if (!run.fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
+        for (const w of next.warnings) err(`noshell run: ${w}\n`);
         const r = applied.apply(next.defs);
         // Ids come from the file: quoted, cut, and at most ten of them on the line.
         const list = (ids: string[]) => (ids.length > 0 ? ` (${ids.slice(0, 10).map(quoteName).join(', ')}${ids.length > 10 ? ', …' : ''})` : '');
