@@ -118,6 +118,7 @@ build() {
 }
 
 naemon_standin "$cache/naemon-standin"
+# (An assignment before a function call holds, exported, while the function runs.)
 PKG_CONFIG_PATH="$cache/naemon-standin${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" \
   build mod_gearman-5.2.4 -- mod_gearman_worker send_gearman send_multi check_gearman gearman_top
 build mod_gearman-3.3.3 --disable-naemon-neb-module --disable-nagios3-neb-module -- mod_gearman_nagios4.o
