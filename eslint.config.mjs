@@ -25,7 +25,7 @@ const regexpRules = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'build/**', 'prebuilds/**', 'node_modules/**', 'test-results/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'build/**', 'prebuilds/**', 'node_modules/**', 'test-results/**', 'bench/results/**', 'test/peers/.build/**'] },
   {
     files: ['src/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked, regexp.configs['flat/recommended']],

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPayloadCodec, decryptText, encryptText, GearmanPayloadError, keyFromFile, keyFromString } from '../src/gearman/crypto';
 import { escapeOutput, formatJob, formatResult, formatSubmittedResult, parseJob, parseKeyValues } from '../src/gearman/job-payload';
 
-// Known answers produced by the real C mod_gm_encrypt (shared/mod-gearman.md).
+// Known answers produced by the real C mod_gm_encrypt (Mod-Gearman 5.2.4, test/peers/mod-gearman/).
 const JOB = 'type=service\nresult_queue=check_results\nhost_name=lab-host\nservice_description=lab-svc\n' +
   'core_time=1700000000.000000\ntimeout=60\ncommand_line=/usr/lib/nagios/plugins/check_dummy 0 ok\n\n\n';
 const JOB_B64 = 'J2a4jgvrpXS4sZ40Ho9gn9fHnhYsfYIcltRKH8VRtIDdXNa5zfoIHREsoATlXfzkQlRfHB/3wRODjUFMTkfi3UgOgjBRRSKYv0Yxmi' +

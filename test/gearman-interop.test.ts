@@ -1,7 +1,7 @@
-// Interop with the real C Mod-Gearman peers (GPL-2.0 test peers, built by
-// shared/peers/build.sh): the same jobs through the C mod_gearman_worker and
-// through noshell's worker must give the same result payloads; send_gearman
-// and check_gearman work against noshell.
+// Interop with the real C Mod-Gearman peers (GPL-3.0 test peers, built by
+// test/peers/build-mod-gearman.sh): the same jobs through the C
+// mod_gearman_worker and through noshell's worker must give the same result
+// payloads; send_gearman and check_gearman work against noshell.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// End to end: Nagios 4 with the Mod-Gearman broker module (shared/peers/nagios-lab.sh)
+// End to end: Nagios 4 with the Mod-Gearman broker module (test/peers/nagios-lab.sh)
 // puts its checks on a real gearmand; noshell's worker runs them; the results land in
 // Nagios' status.dat.
 import { execFileSync } from 'node:child_process';
@@ -8,10 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GearmanWorker } from '../src/gearman/worker';
 import { GEARMAND, Gearmand, peers, waitUntil } from './fixtures/gearman/harness';
 
-const LAB = [process.env.NOSHELL_NAGIOS_LAB, path.resolve(__dirname, '../../shared/peers/nagios-lab.sh'), '/work/shared/peers/nagios-lab.sh']
-  .find((p) => p !== undefined && existsSync(p));
+const LAB = process.env.NOSHELL_NAGIOS_LAB || path.resolve(__dirname, 'peers', 'nagios-lab.sh');
 const why = GEARMAND === null ? 'gearmand is not installed'
-  : LAB === undefined ? 'shared/peers/nagios-lab.sh not found'
+  : !existsSync(LAB) ? `${LAB} not found`
   : process.getuid?.() !== 0 ? 'Nagios runs as the nagios user: needs root'
   : peers().error ?? (existsSync('/usr/sbin/nagios4') ? null : '/usr/sbin/nagios4 missing (nagios4-core)');
 if (why !== null) {
@@ -53,12 +52,14 @@ describe.skipIf(why !== null)('Nagios 4 + broker module + noshell gearman worker
   beforeAll(async () => {
     chmodSync(root, 0o755);
     g = await Gearmand.start();
-    execFileSync(LAB!, ['up', dir, String(g.port), KEY], { env: { ...process.env, CHECK_INTERVAL: '2' }, stdio: 'ignore', timeout: 120_000 });
+    // The broker module peers() found, so that the lab does not build its own; stderr in the error if it fails.
+    const env = { ...process.env, CHECK_INTERVAL: '2', MG_NEB_NAGIOS4: peers().env?.MG_NEB_NAGIOS4 ?? '' };
+    execFileSync(LAB, ['up', dir, String(g.port), KEY], { env, stdio: ['ignore', 'ignore', 'pipe'], timeout: 120_000 });
     worker = new GearmanWorker({ servers: [g.address], key: KEY, identifier: 'nsw', maxWorker: 8 }).start();
   }, 150_000);
   afterAll(async () => {
     await worker?.stop({ deadlineMs: 2000 });
-    if (LAB !== undefined) execFileSync(LAB, ['down', dir], { stdio: 'ignore' });
+    execFileSync(LAB, ['down', dir], { stdio: 'ignore' });
     await g?.dispose();
     rmSync(root, { recursive: true, force: true });
   });

@@ -1,19 +1,19 @@
 // The C mod_gearman_worker to compare against: $MG_WORKER, else the test
-// peers' build script beside a source checkout (shared/peers/build.sh, which
-// builds it once and then only prints paths). An installed package usually
-// has neither: then only noshell's worker is measured, and the table says so.
+// peers' build script of a source checkout (test/peers/build-mod-gearman.sh,
+// which builds it once and then only prints paths). An installed package has
+// no test/: then only noshell's worker is measured, and the table says so.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-// dist/bench/ → the repository's parent, where shared/ sits beside it.
-const BESIDE = path.resolve(__dirname, '..', '..', '..', 'shared', 'peers', 'build.sh');
+// dist/bench/ (or src/bench/ under vitest) → the root of the checkout.
+const IN_CHECKOUT = path.resolve(__dirname, '..', '..', 'test', 'peers', 'build-mod-gearman.sh');
 
 export function findCWorker(env: NodeJS.ProcessEnv = process.env): { path: string | null; why: string } {
   if (env.MG_WORKER) {
     return existsSync(env.MG_WORKER) ? { path: env.MG_WORKER, why: 'MG_WORKER' } : { path: null, why: `MG_WORKER=${env.MG_WORKER} does not exist` };
   }
-  const script = [env.NOSHELL_PEERS_BUILD, BESIDE].find((p) => p !== undefined && p !== '' && existsSync(p));
+  const script = [env.NOSHELL_PEERS_BUILD, IN_CHECKOUT].find((p) => p !== undefined && p !== '' && existsSync(p));
   if (script === undefined) return { path: null, why: 'no C worker: set MG_WORKER to a mod_gearman_worker binary' };
   try {
     const out = execFileSync(script, [], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });

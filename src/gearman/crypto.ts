@@ -1,6 +1,7 @@
 // Mod-Gearman payload encoding: AES-256-ECB (no IV, no header) with the C
 // worker's key handling and padding, then base64 — or base64 only when
-// encryption is off. Facts from the project's Mod-Gearman notes (mod-gearman.md).
+// encryption is off. Facts read from Mod-Gearman 5.2.4 (common/gm_crypt.c, mod_gm_encrypt in
+// common/utils.c; the tarball is in test/peers/mod-gearman/) and checked by the interop tests.
 import { createCipheriv, createDecipheriv, type Cipher, type Decipher } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
