@@ -32,7 +32,8 @@ describe('noshell check', () => {
     for (const args of [['--command', `${plugin} 'for you'`], [`--command=${plugin} 'for you'`]]) {
       const r = cli('check', ...args);
       expect(r.status).toBe(0);
-      expect(r.stdout).toBe("OK - fine | 'a b'=1s;2;3;0 c=U\ndetail for you\n");
+      // As the plugin wrote it (the trailing `;` too): Nagios passes it on unchanged (issue 20).
+      expect(r.stdout).toBe("OK - fine | 'a b'=1s;2;3;0; c=U\ndetail for you\n");
     }
   });
 

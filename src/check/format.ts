@@ -49,11 +49,18 @@ export function formatPerfdata(perfdata: readonly PerfDatum[]): string {
     .join(' ');
 }
 
-/** `OUTPUT | perfdata` plus long output lines, as a plugin would print it. */
-export function formatResult(r: CheckResult): string {
-  const perf = r.perfdata.length > 0 ? ` | ${formatPerfdata(r.perfdata)}` : '';
-  // Our own words (timeouts, spawn errors, odd exits) get the state in front.
+/**
+ * The result as plugin text (without a final newline). A plugin that exited
+ * 0-3 with output: its stdout exactly as it wrote it, as Nagios passes it on
+ * (perfdata the parser skipped and numbers as spelled stay). Otherwise noshell's
+ * own words (timeouts, spawn errors, signals, odd exits, no output) with the
+ * state in front and the parsed perfdata re-printed.
+ */
+export function formatResult(r: Omit<CheckResult, 'stdout'> & { stdout?: string | undefined }): string {
   const own = r.timedOut || r.spawnError !== null || r.signal !== null || r.exitCode === null || r.exitCode > 3;
+  const plugin = r.stdout ?? '';
+  if (!own && plugin.trim() !== '') return plugin.endsWith('\n') ? plugin.slice(0, -1) : plugin;
+  const perf = r.perfdata.length > 0 ? ` | ${formatPerfdata(r.perfdata)}` : '';
   const line = `${own ? `${r.stateName} - ` : ''}${r.output}${perf}`;
   return r.longOutput !== '' ? `${line}\n${r.longOutput}` : line;
 }

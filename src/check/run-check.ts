@@ -40,6 +40,8 @@ export interface CheckResult {
   truncated: boolean;
   durationMs: number;
   rusage: ResourceUsage;
+  /** What the plugin wrote on stdout (up to maxOutput), byte for byte: `noshell check` passes it through. */
+  stdout: string;
   stderr: string;
   command: string;
   viaShell: boolean;
@@ -63,7 +65,7 @@ function firstLine(text: string, max = 256): string {
 function base(cmd: ResolvedCommand | null, command: string): Omit<CheckResult, 'state' | 'stateName' | 'output'> {
   return {
     longOutput: '', perfdata: [], perfdataErrors: [], exitCode: null, signal: null, timedOut: false, truncated: false,
-    durationMs: 0, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, stderr: '',
+    durationMs: 0, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, stdout: '', stderr: '',
     command: cmd?.display ?? command, viaShell: cmd?.viaShell ?? false, spawnError: null,
   };
 }
@@ -109,7 +111,7 @@ function classify(res: ExecResult, cmd: ResolvedCommand, timeout: number, timeou
   return {
     longOutput: parsed.longOutput, perfdata: parsed.perfdata, perfdataErrors: parsed.perfdataErrors,
     exitCode: res.exitCode, signal: res.signal, timedOut: res.timedOut, truncated: res.maxBufferExceeded !== null,
-    durationMs: res.durationMs, rusage: res.rusage, stderr, command: cmd.display, viaShell: cmd.viaShell,
+    durationMs: res.durationMs, rusage: res.rusage, stdout, stderr, command: cmd.display, viaShell: cmd.viaShell,
     spawnError: null, state, stateName: STATE_NAMES[state], output,
   };
 }

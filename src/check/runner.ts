@@ -231,7 +231,7 @@ export class CheckRunner extends EventEmitter {
       result = {
         state: 3, stateName: 'UNKNOWN', output: `Check definition error: ${(err as Error).message}`, longOutput: '',
         perfdata: [], perfdataErrors: [], exitCode: null, signal: null, timedOut: false, truncated: false,
-        durationMs: 0, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, stderr: '',
+        durationMs: 0, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, stdout: '', stderr: '',
         command: String(entry.def.command), viaShell: false, spawnError: 'EINVAL',
       };
     }
@@ -249,7 +249,7 @@ export class CheckRunner extends EventEmitter {
       state: result.state, stateName: result.stateName, output: result.output, longOutput: result.longOutput,
       perfdata: result.perfdata, perfdataErrors: result.perfdataErrors, exitCode: result.exitCode,
       signal: result.signal, timedOut: result.timedOut, truncated: result.truncated, durationMs: result.durationMs,
-      rusage: result.rusage, stderr: result.stderr, command: result.command, viaShell: result.viaShell,
+      rusage: result.rusage, stdout: result.stdout, stderr: result.stderr, command: result.command, viaShell: result.viaShell,
       spawnError: result.spawnError,
       id: entry.def.id, attempt: entry.attempt, maxAttempts, stateType: soft ? 'SOFT' : 'HARD',
       scheduledAt, startedAt, finishedAt, latencyMs: startedAt - scheduledAt,

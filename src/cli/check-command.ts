@@ -9,14 +9,15 @@ import { parseDuration } from './duration';
 import { onStopSignals } from './stop-signals';
 
 export const checkUsage =
-  'noshell check [--timeout S] [--timeout-state 0-3] -- <program> [args...]\n' +
-  '  noshell check [--timeout S] [--timeout-state 0-3] [--shell false|auto|true] --command <string>';
+  'noshell check [--timeout S] [--timeout-state 0-3] [--format text|json] -- <program> [args...]\n' +
+  '  noshell check [--timeout S] [--timeout-state 0-3] [--format text|json] [--shell false|auto|true] --command <string>';
 
 const options = {
   timeout: { type: 'string' },
   'timeout-state': { type: 'string' },
   shell: { type: 'string' },
   command: { type: 'string' },
+  format: { type: 'string' },
 } as const;
 
 interface CheckArgs {
@@ -24,6 +25,7 @@ interface CheckArgs {
   timeout: number;
   timeoutState: CheckState;
   shell: ShellOption;
+  format: 'text' | 'json';
 }
 
 function usageError(message: string): TypeError {
@@ -62,7 +64,9 @@ export function parseCheckArgs(args: string[]): CheckArgs {
     shell = values.shell === 'auto' ? 'auto' : values.shell === 'true';
   }
   const timeout = values.timeout === undefined ? 60_000 : parseDuration(values.timeout, '--timeout', 's');
-  return { command: values.command ?? argv, timeout, timeoutState, shell };
+  const format = values.format ?? 'text';
+  if (format !== 'text' && format !== 'json') throw usageError(`bad --format ${format} (text or json)`);
+  return { command: values.command ?? argv, timeout, timeoutState, shell, format };
 }
 
 /** Why it went wrong, for a person at a terminal (stderr); null if nothing to add. */
@@ -104,6 +108,18 @@ export async function checkCommand(args: string[], out: (s: string) => void, err
   }
   const line = hint(parsed, result!);
   if (line !== null) err(`${line}\n`);
-  out(`${formatResult(result!)}\n`);
-  return result!.state;
+  const r = result!;
+  // text: the plugin's stdout as it wrote it (Nagios passes it on unchanged);
+  // json: the parsed result, perfdata as numbers, and that text too.
+  if (parsed.format === 'json') {
+    out(`${JSON.stringify({
+      state: r.state, stateName: r.stateName, output: r.output, longOutput: r.longOutput, perfdata: r.perfdata,
+      perfdataErrors: r.perfdataErrors, exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut,
+      truncated: r.truncated, durationMs: Number(r.durationMs.toFixed(3)), command: r.command, viaShell: r.viaShell,
+      spawnError: r.spawnError, stdout: r.stdout, stderr: r.stderr,
+    })}\n`);
+  } else {
+    out(`${formatResult(r)}\n`);
+  }
+  return r.state;
 }
