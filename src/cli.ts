@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// noshell command line: thin; the work is in the library. `--version` and
-// `build-addon` are answered before anything loads the native addon
+// noshell command line: thin; the work is in the library. `--version`, help
+// and `build-addon` are answered before anything loads the native addon
 // (build-addon is what makes one where none loads); the other commands load
 // it with ./cli/main.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildAddonCommand } from './cli/build-addon';
+import { asksForHelp, commandHelp, findCommand, overview } from './cli/help';
 
 // A hung-up terminal or a closed pipe (EIO, EPIPE) must not crash us
 // before our children are stopped: output is lost, the stop goes on.
@@ -24,6 +25,20 @@ async function dispatch(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   if (cmd === '--version' || cmd === '-v') {
     out(`${version()}\n`);
+    return 0;
+  }
+  if (cmd === undefined || cmd === '--help' || cmd === '-h' || (cmd === 'help' && rest.length === 0)) {
+    out(overview());
+    return 0;
+  }
+  const name = cmd === 'help' ? rest[0] : cmd;
+  const command = findCommand(name);
+  if (command === undefined) {
+    err(`noshell: unknown command ${JSON.stringify(name)}\n\n${overview()}`);
+    return 2;
+  }
+  if (cmd === 'help' || asksForHelp(rest)) {
+    out(commandHelp(command));
     return 0;
   }
   if (cmd === 'build-addon') return buildAddonCommand(rest, out, err);

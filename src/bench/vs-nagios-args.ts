@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { VsNagiosOptions } from './vs-nagios';
 
 export const vsNagiosUsage =
-  'noshell bench --vs-nagios [--services N] [--interval S] [--workers 4,16] [--concurrency N] [--seconds S] [--rounds R]';
+  'noshell bench --vs-nagios [--services N] [--interval S] [--workers 4,16] [--concurrency N] [--seconds S] [--rounds R] [--plugin PATH]';
 
 function positive(name: string, v: string | undefined, fallback: number, integer = true): number {
   if (v === undefined) return fallback;

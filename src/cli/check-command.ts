@@ -6,11 +6,10 @@ import { formatResult } from '../check/format';
 import { runCheck, type CheckResult, type CheckState } from '../check/run-check';
 import type { ShellOption } from '../command/shell-option';
 import { parseDuration } from './duration';
+import { usageOf } from './help';
 import { onStopSignals } from './stop-signals';
 
-export const checkUsage =
-  'noshell check [--timeout S] [--timeout-state 0-3] [--format text|json] -- <program> [args...]\n' +
-  '  noshell check [--timeout S] [--timeout-state 0-3] [--format text|json] [--shell false|auto|true] --command <string>';
+export const checkUsage = usageOf('check');
 
 const options = {
   timeout: { type: 'string' },

@@ -1,28 +1,17 @@
 // The commands that need the addon (everything but --version and build-addon,
 // which src/cli.ts answers before loading it).
 import path from 'node:path';
+import { usageOf } from './help';
 import { runBench } from '../bench/run';
 import { definedFields } from '../defined-fields';
-import { gearmanBenchUsage, parseGearmanBenchArgs } from '../bench/gearman-args';
+import { parseGearmanBenchArgs } from '../bench/gearman-args';
 import { runGearmanBench } from '../bench/gearman-run';
-import { parseVsNagiosArgs, vsNagiosUsage } from '../bench/vs-nagios-args';
+import { parseVsNagiosArgs } from '../bench/vs-nagios-args';
 import { runVsNagios } from '../bench/vs-nagios';
-import { checkCommand, checkUsage } from './check-command';
-import { runCommand, runUsage } from './run-command';
-import { gearmanSubmitCommand, gearmanSubmitUsage } from './gearman-submit-command';
-import { gearmanWorkerCommand, gearmanWorkerUsage } from './gearman-worker-command';
-import { buildAddonUsage } from './build-addon';
-
-const usage = `usage:
-  noshell --version | -v                             the installed version
-  noshell bench [--quick] [--seconds S] [--out DIR]   fork-rate / check-workload comparison
-  ${gearmanBenchUsage}   C Mod-Gearman worker vs noshell's (needs gearmand)
-  ${vsNagiosUsage}   CheckRunner vs Nagios 4 (needs nagios4-core, root)
-  ${checkUsage}
-  ${runUsage}
-  ${gearmanWorkerUsage}
-  ${gearmanSubmitUsage}
-  ${buildAddonUsage}   build the native addon from source (where no prebuilt one fits)`;
+import { checkCommand } from './check-command';
+import { runCommand } from './run-command';
+import { gearmanSubmitCommand } from './gearman-submit-command';
+import { gearmanWorkerCommand } from './gearman-worker-command';
 
 const out = (s: string) => process.stdout.write(s);
 const err = (s: string) => process.stderr.write(s);
@@ -43,7 +32,7 @@ async function bench(rest: string[]): Promise<number> {
     if (rest[i] === '--quick') quick = true;
     else if (rest[i] === '--out' && rest[i + 1] !== undefined) outDir = path.resolve(rest[++i]);
     else if (rest[i] === '--seconds' && Number(rest[i + 1]) > 0) seconds = Number(rest[++i]);
-    else throw new TypeError(`noshell bench: unknown argument ${rest[i]}`);
+    else throw new TypeError(`noshell bench: unknown argument ${JSON.stringify(rest[i])}\nusage: ${usageOf('bench')}`);
   }
   await runBench({ quick, ...definedFields({ seconds, outDir }), log: (line) => out(`${line}\n`) });
   return 0;
@@ -71,6 +60,6 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw e;
   }
-  err(`${usage}\n`);
-  return cmd === undefined || cmd === '--help' || cmd === '-h' ? 0 : 2;
+  // src/cli.ts answers unknown commands before it loads this module.
+  throw new Error(`noshell: no command ${JSON.stringify(cmd)}`);
 }

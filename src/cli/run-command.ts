@@ -5,12 +5,12 @@ import { AppliedChecks } from './checks-reload';
 import { loadRunChecks, onReload } from './run-reload';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
 import { createRunnerRegistry } from '../metrics/runner-registry';
+import { usageOf } from './help';
 import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
 
 const DEADLINE = 5000;
 
-export const runUsage = 'noshell run <checks.json|.yaml> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]\n' +
-  '  noshell run --check <checks.json|.yaml>                  validate the file and exit (0 valid, 2 invalid)';
+export const runUsage = usageOf('run');
 
 function jsonLine(r: CheckRunResult): string {
   return JSON.stringify({
