@@ -2,6 +2,7 @@
 // running checks through noshell.
 import { GearmanWorker } from '../gearman/worker';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
+import { metricsListenError } from './metrics-listen-error';
 import { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs } from './gearman-worker-args';
 import { onWorkerReload } from './gearman-worker-reload';
 import { LogFile, logMessage } from './log-file';
@@ -61,7 +62,7 @@ export async function gearmanWorkerCommand(args: string[], out: (s: string) => v
     stop.remove();
     reload.remove();
     logFile.close();
-    throw e;
+    throw cfg.prometheus !== undefined ? metricsListenError('noshell gearman-worker', cfg.prometheus.host, cfg.prometheus.port, e) : e;
   }
   worker.start();
   await stopped;

@@ -6,6 +6,7 @@ import { loadRunChecks, onReload } from './run-reload';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
 import { createRunnerRegistry } from '../metrics/runner-registry';
 import { usageOf } from './help';
+import { metricsListenError } from './metrics-listen-error';
 import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
 
 const DEADLINE = 5000;
@@ -79,7 +80,7 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
     server = await serveMetrics(createRunnerRegistry(runner), { host, port }).catch((e: unknown) => {
       stop.remove();
       reload.remove();
-      throw e;
+      throw metricsListenError('noshell run', host, port, e);
     });
     err(`noshell run: metrics on ${server.url}\n`);
   }
