@@ -1,7 +1,7 @@
 // Issue 10: what npm publishes. The packed tarball holds what users need and
 // nothing else, passes publint and arethetypeswrong, and its types compile in
 // strict TypeScript projects (module node16, moduleResolution bundler).
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -103,6 +103,38 @@ describe('a strict TypeScript consumer compiles every public API against the pac
     mkdirSync(path.join(consumer, 'node_modules', '@types'), { recursive: true });
     symlinkSync(path.join(ROOT, 'node_modules', '@types', 'node'), path.join(consumer, 'node_modules', '@types', 'node'));
   }, 300_000);
+
+  // README's TypeScript blocks as a user pastes them (issue 20): each its own
+  // module; a block without imports continues the first one, so it gets that
+  // block's import line.
+  it("README's TypeScript blocks compile in a strict project (nodenext, exactOptionalPropertyTypes)", () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const blocks: string[] = [];
+    let open: string[] | null = null;
+    for (const line of readme.split('\n')) {
+      if (open === null && line === '```ts') open = [];
+      else if (open !== null && line === '```') {
+        blocks.push(open.join('\n'));
+        open = null;
+      } else if (open !== null) open.push(line);
+    }
+    expect(blocks.length).toBeGreaterThanOrEqual(6);
+    const firstImport = blocks[0].split('\n').find((l) => l.startsWith('import '))!;
+    const files = blocks.map((b, i) => {
+      const file = `readme-${i + 1}.mts`;
+      const body = b.includes("from 'popen-noshell'") ? b : `${firstImport}\n${b}`;
+      writeFileSync(path.join(consumer, file), `${body}\nexport {};\n`);
+      return file;
+    });
+    writeFileSync(path.join(consumer, 'tsconfig.readme.json'), JSON.stringify({
+      compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'ES2022', strict: true,
+        exactOptionalPropertyTypes: true, noEmit: true, skipLibCheck: true, types: ['node'], noUnusedLocals: false },
+      files,
+    }));
+    const r = run(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.readme.json'], consumer);
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  }, 240_000);
 
   // The example has @ts-expect-error lines: types that resolved to `any` fail too.
   for (const config of ['node16', 'nodenext', 'bundler']) {
