@@ -88,8 +88,8 @@ describe('job payloads at every size up to the packet limit', () => {
     s.assignUnasked('host', Buffer.alloc(DEFAULT_MAX_BODY + 1, 0x41));
     await waitUntil(() => s.workers.length >= 2, 10_000, 'a second worker connection');
     const handle = s.queue('host', codec.encode(hostJob('/bin/true')));
-    await waitUntil(() => s.results.length === 1, 10_000, 'the next job run');
-    expect(s.completed.has(handle)).toBe(true);
+    // The result (its own connection) and WORK_COMPLETE (the worker's) race: wait for both.
+    await waitUntil(() => s.results.length === 1 && s.completed.has(handle), 10_000, 'the next job run and its WORK_COMPLETE');
     expect(worker!.alive).toBe(true);
     expect(worker!.log()).toMatch(/larger than|too large|exceeds/i);
   });

@@ -46,7 +46,7 @@ beforeAll(() => {
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
-  return spawnSync(cmd, args, { cwd, env, encoding: 'utf8', timeout: 240_000 });
+  return spawnSync(cmd, args, { cwd, env, encoding: 'utf8', timeout: 600_000 });
 }
 const bareEnv = (bin = bare, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: bin, ...extra };
@@ -54,8 +54,20 @@ const bareEnv = (bin = bare, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv =
   // ~/.npmrc (npm 12 warns about its nodedir): each manager with its defaults.
   for (const key of Object.keys(env)) if (/^npm_/i.test(key)) delete env[key];
   env.NPM_CONFIG_USERCONFIG = path.join(tmp, 'empty-npmrc');
+  // The machine's trust for the registry (npm's global cafile, for a TLS proxy) given to
+  // the managers that do not read npmrc (yarn): Node's own variable for extra CAs.
+  if (env.NODE_EXTRA_CA_CERTS === undefined && npmCafile() !== null) env.NODE_EXTRA_CA_CERTS = npmCafile()!;
   return env;
 };
+
+let cafile: string | null | undefined;
+function npmCafile(): string | null {
+  if (cafile === undefined) {
+    const v = spawnSync('npm', ['config', 'get', 'cafile'], { encoding: 'utf8' }).stdout.trim();
+    cafile = v !== '' && v !== 'null' && v !== 'undefined' && existsSync(v) ? v : null;
+  }
+  return cafile;
+}
 
 function project(name: string): string {
   const dir = path.join(tmp, name);
@@ -186,7 +198,7 @@ describe('the packed tarball on a machine without a C/C++ toolchain', () => {
       expect(said).not.toMatch(HELD_BACK);
       expect(said).not.toMatch(/\bwarn/i);
       expectWorksWithoutToolchain(dir, bin);
-    }, 400_000);
+    }, 900_000);
   }
 
   it('noshell bench from the installed package: no C reference without cc, results in the cwd', () => {
