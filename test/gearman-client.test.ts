@@ -5,6 +5,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GearmanClient } from '../src/gearman/client';
 import { GearmanConnection } from '../src/gearman/connection';
+import { WRITE_HIGH_WATER_MARK } from '../src/gearman/connection-options';
 import { encodePacket, PacketParser, PacketType } from '../src/gearman/packet';
 import { waitUntil } from './fixtures/gearman/harness';
 
@@ -104,6 +105,28 @@ describe('GearmanClient write backpressure', () => {
     expect(s.inFlight).toBeLessThan(500);
     expect(s.queued + s.inFlight).toBe(2000);
     expect(s.dropped).toBe(0);
+  });
+});
+
+describe('GearmanConnection write high-water mark', () => {
+  it('is 16 KiB on every Node line (Node 22 raised the default to 64 KiB: the worker held back 4x later)', async () => {
+    const srv = await fakeServer(() => {}, { pauseOnConnect: true });
+    const conn = new GearmanConnection({ host: '127.0.0.1', port: srv.port });
+    cleanup.push(() => conn.close());
+    const connected = new Promise<void>((r) => conn.once('connect', r));
+    conn.start();
+    await connected;
+    expect(WRITE_HIGH_WATER_MARK).toBe(16 * 1024);
+    // Past what the kernel takes, `writable` turns false once 16 KiB wait in user space.
+    const packet = 'z'.repeat(1000);
+    let sent = 0;
+    while (conn.writable && sent < 100_000) {
+      conn.send(PacketType.WORK_FAIL, [packet]);
+      sent++;
+    }
+    expect(conn.writable).toBe(false);
+    expect(conn.bufferedBytes).toBeGreaterThanOrEqual(WRITE_HIGH_WATER_MARK);
+    expect(conn.bufferedBytes).toBeLessThan(WRITE_HIGH_WATER_MARK + 1024);
   });
 });
 

@@ -35,6 +35,16 @@ const MAX_DELAY = 2 ** 31 - 1;
 /** Unread bytes past which a peer is taken to have stopped reading: two largest results of the C worker (10 MB each). */
 export const MAX_UNREAD = 24 * 1024 * 1024;
 
+/**
+ * Bytes waiting in a connection's write buffer past which it is not
+ * `writable`: the worker sends no more grabs, the client no more submits, and
+ * an unasked job from a peer that does not read drops the connection. Set on
+ * the socket rather than left to Node, whose default went from 16 KiB to
+ * 64 KiB in Node 22 (issue 18): the same worker buffered four times as much
+ * on 22+ before it held back or noticed a gearmand that stopped reading.
+ */
+export const WRITE_HIGH_WATER_MARK = 16 * 1024;
+
 function ms(value: number | undefined, name: string, dflt: number, min: number): number {
   // Field by field: an option given as undefined is absent, never NaN (issue 17).
   if (value === undefined) return dflt;

@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import net from 'node:net';
 import { AnswerDeadline } from './answer-deadline';
 import type { ServerAddress } from './server-address';
-import { MAX_UNREAD, resolveConnectionOptions, type ConnectionOptions, type ResolvedConnectionOptions } from './connection-options';
+import { MAX_UNREAD, WRITE_HIGH_WATER_MARK, resolveConnectionOptions, type ConnectionOptions, type ResolvedConnectionOptions } from './connection-options';
 import { encodePacket, GearmanProtocolError, PacketParser, type Packet } from './packet';
 
 export { DEFAULT_PORT, parseServer, type ServerAddress } from './server-address';
@@ -50,7 +50,7 @@ export class GearmanConnection extends EventEmitter {
     return this.isConnected;
   }
 
-  /** Connected and the socket's write buffer is under its high-water mark; else wait for 'drain' (or 'connect'). */
+  /** Connected and the socket's write buffer is under WRITE_HIGH_WATER_MARK; else wait for 'drain' (or 'connect'). */
   get writable(): boolean {
     return this.isConnected && this.socket !== null && !this.socket.writableNeedDrain;
   }
@@ -123,7 +123,13 @@ export class GearmanConnection extends EventEmitter {
 
   private open(): void {
     const parser = new PacketParser({ expect: 'RES', ...(this.opts.maxBodySize !== undefined ? { maxBodySize: this.opts.maxBodySize } : {}) });
-    const socket = net.connect({ host: this.server.host, port: this.server.port });
+    // net.Socket hands its options to stream.Duplex, which takes the mark
+    // (not in @types/node's NetConnectOpts; test/gearman-client.test.ts checks
+    // it on every Node line CI runs).
+    const connectOptions: net.TcpNetConnectOpts & { writableHighWaterMark: number } = {
+      host: this.server.host, port: this.server.port, writableHighWaterMark: WRITE_HIGH_WATER_MARK,
+    };
+    const socket = net.connect(connectOptions);
     this.socket = socket;
     socket.setNoDelay(true);
     socket.setKeepAlive(true, 30_000);
