@@ -184,7 +184,8 @@ describe('the packed tarball on a machine without a C/C++ toolchain', () => {
       const node = m.minNode !== undefined && !atLeast(process.version, m.minNode) ? newerNode() : process.execPath;
       const bin = node === process.execPath ? bare : bareBin(m.name.replace(' ', ''), node);
       const tool = path.join(tmp, `${m.name.replace(' ', '')}-cli`);
-      execFileSync('npm', ['install', '--prefix', tool, '--no-audit', '--no-fund', m.spec], { stdio: 'ignore' });
+      // Bounded: a registry that cannot be reached fails the test instead of stalling CI.
+      execFileSync('npm', ['install', '--prefix', tool, '--no-audit', '--no-fund', m.spec], { stdio: 'ignore', timeout: 300_000 });
       const version = JSON.parse(readFileSync(path.join(tool, 'node_modules', m.spec.slice(0, m.spec.lastIndexOf('@')), 'package.json'), 'utf8')).version;
       console.log(`install test: ${m.name} is ${m.spec.slice(0, m.spec.lastIndexOf('@'))}@${version}, on Node ${execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()}`);
       const dir = project(m.name.replace(' ', '-'));
