@@ -192,6 +192,13 @@ describe('definitions', () => {
     expect(() => loadChecksFile(write('checks: !!js/function "x"\n', 'yaml'))).toThrow(/invalid YAML:\n {2}line 1, column 9: unresolved tag/);
     expect(() => loadChecksFile(write('checks: !custom []\n', 'yaml'))).toThrow(/line 1, column 9: unresolved tag: only the core schema's/);
     expect(() => loadChecksFile(write('checks: []\nchecks: []\n', 'yaml'))).toThrow(/line 2, column 1: map keys must be unique/);
+    // Nested maps, in the file's order, 1 and "1" distinct (as YAML compares them); at most ten listed.
+    expect(problems('checks:\n  - {id: a, 1: x, "1": y, id: b}\nx: 1\nx: 2\n', 'yaml')).toEqual([
+      'line 2, column 27: map keys must be unique', 'line 4, column 1: map keys must be unique']);
+    // Nesting past the composer's stack is its own reason (it was called "too many aliases").
+    expect(problems(`${'['.repeat(20_000)}${']'.repeat(20_000)}`, 'yaml')[0]).toMatch(/^line 1, column \d+: collections nested too deeply$/);
+    expect(problems(`checks: []\n${'x: 1\n'.repeat(25)}`, 'yaml')).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => `line ${i + 3}, column 1: map keys must be unique`), '… and 14 more']);
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
     for (const [n, prev] of [['b', 'a'], ['c', 'b'], ['d', 'c'], ['e', 'd'], ['f', 'e']]) {
       bomb.push(`${n}: &${n} [${Array(10).fill(`*${prev}`).join(', ')}]`);
@@ -275,6 +282,9 @@ describe('YAML checks files load in linear time', () => {
       ['colons', `a: ${'b: '.repeat(size / 3)}`],
       ['long flow list', `checks: [${'a, '.repeat(size / 3)}]`],
       ['aliases', `a: &x 1\n${'b: *x\n'.repeat(size / 6)}`],
+      // The library's own unique-key check compared each key with every earlier one: ~9 s here.
+      ['distinct keys', Array.from({ length: size / 10 }, (_, i) => `k${i}: 1\n`).join('')],
+      ['repeated keys', 'b: 1\n'.repeat(size / 5)],
       ['dashes', '- '.repeat(size / 2)],
       ['blanks', `checks: ${' '.repeat(size)}x`],
       ['escapes', `"${'\\\\'.repeat(size / 2)}"`],

@@ -8,11 +8,12 @@
 // (fs-trust.ts): its checks may run as any user. And whatever file it is
 // (a symlink to /etc/shadow…), a syntax error shows where, not what.
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument, type ErrorCode } from 'yaml';
 import { untrustedFile, type FileIdentity } from '../fs-trust';
 import { actingUid } from '../privilege';
 import { jsonSyntaxError, lineColumn } from './json-syntax';
 import { yamlConvertText, yamlErrorText } from './yaml-error-text';
+import { duplicateKeys } from './yaml-unique-keys';
 
 /** Larger than any sane checks file; keeps a mistaken path from eating memory. */
 export const MAX_JSON_BYTES = 16 * 1024 * 1024;
@@ -25,12 +26,23 @@ export function isYamlFile(file: string): boolean {
   return lower.endsWith('.yaml') || lower.endsWith('.yml');
 }
 
+/** Problems listed in an error at most; the rest are counted. */
+const MAX_YAML_PROBLEMS = 10;
+
 function parseYaml(text: string, file: string): unknown {
-  // prettyErrors off: it appends the line of the file to each message.
-  const doc = parseDocument(text, { schema: 'core', merge: false, uniqueKeys: true, strict: true, prettyErrors: false });
-  const problems = [...doc.errors, ...doc.warnings];
-  if (problems.length > 0) {
-    throw new TypeError(`${file}: invalid YAML:\n  ${problems.map((e) => yamlErrorText(text, e)).join('\n  ')}`);
+  const lineCounter = new LineCounter();
+  // prettyErrors off: it appends the line of the file to each message. uniqueKeys
+  // off: the library's check is quadratic in a map's keys (yaml-unique-keys.ts).
+  const doc = parseDocument(text, { schema: 'core', merge: false, uniqueKeys: false, strict: true, prettyErrors: false, lineCounter });
+  const problems: { code: ErrorCode; at: number }[] = [...doc.errors, ...doc.warnings].map((e) => ({ code: e.code, at: e.pos[0] }));
+  const dups = duplicateKeys(doc, MAX_YAML_PROBLEMS);
+  for (const at of dups.offsets) problems.push({ code: 'DUPLICATE_KEY', at });
+  const total = doc.errors.length + doc.warnings.length + dups.count;
+  if (total > 0) {
+    const shown = problems.sort((a, b) => a.at - b.at).slice(0, MAX_YAML_PROBLEMS);
+    const lines = shown.map((p) => yamlErrorText(lineCounter, text.length, p.code, p.at));
+    if (total > shown.length) lines.push(`… and ${total - shown.length} more`);
+    throw new TypeError(`${file}: invalid YAML:\n  ${lines.join('\n  ')}`);
   }
   try {
     return doc.toJS({ maxAliasCount: MAX_ALIASES });

@@ -3,8 +3,7 @@
 // a code frame of the line), and the file may not be a checks file at all
 // but a secret one a symlink points to, read as root. A position and a
 // reason, nothing of the file.
-import type { ErrorCode, YAMLError } from 'yaml';
-import { lineColumn } from './json-syntax';
+import type { ErrorCode, LineCounter } from 'yaml';
 
 const REASONS: Record<ErrorCode, string> = {
   ALIAS_PROPS: 'an alias cannot have an anchor or a tag',
@@ -26,17 +25,25 @@ const REASONS: Record<ErrorCode, string> = {
   MULTIPLE_DOCS: 'more than one document (---): a checks file is one',
   MULTIPLE_TAGS: 'more than one tag on a node',
   NON_STRING_KEY: 'a map key that is not a string',
-  RESOURCE_EXHAUSTION: 'too many aliases',
+  RESOURCE_EXHAUSTION: 'collections nested too deeply', // the composer's stack ran out (aliases are counted in toJS)
   TAB_AS_INDENT: 'a tab as indentation',
   TAG_RESOLVE_FAILED: 'unresolved tag: only the core schema\'s (!!str, !!int, !!float, !!bool, !!null, !!seq, !!map)',
   UNEXPECTED_TOKEN: 'unexpected token',
 };
 
-export function yamlErrorText(text: string, e: YAMLError): string {
+/** Where a problem is: the parser's LineCounter answers in O(log n) (a scan per problem was quadratic). */
+function position(lines: LineCounter, length: number, at: number): string | null {
+  if (!Number.isInteger(at) || at < 0 || at > length) return null;
+  const { line, col } = lines.linePos(at);
+  return `line ${line}, column ${col}`;
+}
+
+/** One problem: its code (the library's or DUPLICATE_KEY) and offset, as a line of our own words. */
+export function yamlErrorText(lines: LineCounter, length: number, code: ErrorCode, at: number): string {
   // A code this table does not know (a newer library): its name, which is the library's, not the file's.
-  const reason = Object.hasOwn(REASONS, e.code) ? REASONS[e.code] : `YAML error ${String(e.code).slice(0, 40)}`;
-  const at = e.pos[0];
-  return Number.isInteger(at) && at >= 0 && at <= text.length ? `${lineColumn(text, at)}: ${reason}` : reason;
+  const reason = Object.hasOwn(REASONS, code) ? REASONS[code] : `YAML error ${String(code).slice(0, 40)}`;
+  const where = position(lines, length, at);
+  return where === null ? reason : `${where}: ${reason}`;
 }
 
 /** What toJS() threw, in our words: the library's messages name the alias. */
