@@ -6,6 +6,7 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import { executorStats } from '../process/executor';
 import { describe } from '../validate';
 import type { CheckStatus } from './check-status';
+import { Fifo } from './fifo';
 import { MinHeap } from './heap';
 import { formatMetrics } from './metrics';
 import { runCheck, type CheckOptions, type CheckResult } from './run-check';
@@ -26,9 +27,12 @@ interface Entry {
   nextAt: number;
   attempt: number;
   running: boolean;
+  /** In the queue of due checks; `queuedAt`: when it was due. */
   queued: boolean;
+  queuedAt: number;
   removed: boolean;
-  inHeap: boolean;
+  /** Its place in the heap of scheduled checks, -1 when not in it. */
+  heapIndex: number;
   last: CheckRunResult | null;
   lastStateChangeAt: number | null;
 }
@@ -38,12 +42,17 @@ export class CheckRunner extends EventEmitter {
   readonly #concurrency: number;
   readonly #defaults: CheckOptions;
   readonly #entries = new Map<string, Entry>();
-  /** Entries running now, removed ones included (stop() must abort those too). */
-  readonly #runningEntries = new Set<Entry>();
+  /** Entries running now by id, removed ones included (at most one per id). */
+  readonly #runningById = new Map<string, Entry>();
   /** Re-added while a removed namesake still runs: scheduled when it ends. */
   readonly #waiting = new Map<string, number>();
   readonly #heap = new MinHeap<Entry>((e) => e.nextAt);
-  #queue: Array<{ entry: Entry; scheduledAt: number }> = [];
+  /**
+   * Due checks waiting for a slot. A removed check stays in it until it comes
+   * to the front, where it is skipped (removal is O(1)); #queued counts the rest.
+   */
+  readonly #queue = new Fifo<Entry>();
+  #queued = 0;
   #running = 0;
   #timer: unknown = null;
   #timerAt = Infinity;
@@ -82,12 +91,12 @@ export class CheckRunner extends EventEmitter {
     if (this.#entries.has(def.id)) throw new TypeError(`add: a check with id ${JSON.stringify(def.id)} exists already`);
     const entry: Entry = {
       def: { ...def, maxAttempts }, options: { ...options, signal: this.#stopAbort.signal }, gridAt: 0, nextAt: 0, attempt: 1,
-      running: false, queued: false, removed: false, inHeap: false, last: null, lastStateChangeAt: null,
+      running: false, queued: false, queuedAt: 0, removed: false, heapIndex: -1, last: null, lastStateChangeAt: null,
     };
     this.#entries.set(def.id, entry);
     if (this.#started && this.#stopping === null) {
       // Joining a running schedule: a stable spot in the interval from the id.
-      if ([...this.#runningEntries].some((e) => e.def.id === def.id)) {
+      if (this.#runningById.has(def.id)) {
         // remove() + add() of a check that is still running: never two at once.
         this.#waiting.set(def.id, hashFraction(def.id));
       } else {
@@ -104,10 +113,12 @@ export class CheckRunner extends EventEmitter {
     if (entry === undefined) return false;
     entry.removed = true;
     this.#entries.delete(id);
-    if (entry.inHeap) this.#heap.filter((e) => e !== entry);
-    entry.inHeap = false;
-    if (entry.queued) this.#queue = this.#queue.filter((q) => q.entry !== entry);
-    entry.queued = false;
+    this.#heap.delete(entry);
+    if (entry.queued) {
+      entry.queued = false;
+      // Nothing live left in the queue: let go of the removed entries it holds.
+      if (--this.#queued === 0) this.#queue.clear();
+    }
     this.#waiting.delete(id);
     return true;
   }
@@ -133,8 +144,10 @@ export class CheckRunner extends EventEmitter {
     if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
     this.#timer = null;
     this.#timerAt = Infinity;
-    for (const q of this.#queue) q.entry.queued = false;
-    this.#queue = [];
+    this.#queue.clear((e) => {
+      e.queued = false;
+    });
+    this.#queued = 0;
     this.#stopping = new Promise<void>((resolve) => {
       if (this.#running === 0) return resolve();
       this.#idle.push(resolve);
@@ -153,7 +166,7 @@ export class CheckRunner extends EventEmitter {
     return {
       checks: this.#entries.size,
       running: this.#running,
-      queued: this.#queue.length,
+      queued: this.#queued,
       ...this.#counts,
       byState: { OK: this.#byState[0], WARNING: this.#byState[1], CRITICAL: this.#byState[2], UNKNOWN: this.#byState[3] },
       checksPerSecond: this.#rate.rate(now, this.#startedAt),
@@ -181,7 +194,6 @@ export class CheckRunner extends EventEmitter {
     entry.nextAt = at;
     entry.attempt = 1;
     this.#heap.push(entry);
-    entry.inHeap = true;
   }
 
   /** One timer, for whatever is due first. */
@@ -202,25 +214,29 @@ export class CheckRunner extends EventEmitter {
     const now = this.#clock.now();
     for (let top = this.#heap.peek(); top !== undefined && top.nextAt <= now; top = this.#heap.peek()) {
       const entry = this.#heap.pop()!;
-      entry.inHeap = false;
       entry.queued = true;
-      this.#queue.push({ entry, scheduledAt: entry.nextAt });
+      entry.queuedAt = entry.nextAt;
+      this.#queued++;
+      this.#queue.push(entry);
     }
     this.#pump();
     this.#arm();
   }
 
   #pump(): void {
-    while (this.#running < this.#concurrency && this.#queue.length > 0 && this.#stopping === null) {
-      const { entry, scheduledAt } = this.#queue.shift()!;
+    while (this.#running < this.#concurrency && this.#queued > 0 && this.#stopping === null) {
+      const entry = this.#queue.shift()!;
+      // Removed while it waited: remove() has counted it out already.
+      if (!entry.queued) continue;
       entry.queued = false;
-      void this.#run(entry, scheduledAt);
+      this.#queued--;
+      void this.#run(entry, entry.queuedAt);
     }
   }
 
   async #run(entry: Entry, scheduledAt: number): Promise<void> {
     this.#running++;
-    this.#runningEntries.add(entry);
+    this.#runningById.set(entry.def.id, entry);
     entry.running = true;
     const startedAt = this.#clock.now();
     let result: CheckResult;
@@ -238,7 +254,7 @@ export class CheckRunner extends EventEmitter {
     const finishedAt = this.#clock.now();
     entry.running = false;
     this.#running--;
-    this.#runningEntries.delete(entry);
+    this.#runningById.delete(entry.def.id);
 
     const maxAttempts = entry.def.maxAttempts ?? 1;
     const wasRetry = entry.attempt > 1 && entry.nextAt !== entry.gridAt;
@@ -299,7 +315,6 @@ export class CheckRunner extends EventEmitter {
       entry.nextAt = entry.gridAt;
     }
     this.#heap.push(entry);
-    entry.inHeap = true;
     this.#arm();
   }
 
