@@ -163,6 +163,29 @@ describe('CheckRunner edge cases', () => {
     expect(results.map((r) => r.command)).toEqual(['sleep 0.3', `${PROBE} exit 0`]);
   });
 
+  it('checks removed while queued never run; re-added namesakes run once; queued counts only the live ones', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock, concurrency: 1 });
+    const results = collect(runner);
+    for (let i = 0; i < 8; i++) runner.add({ id: `q${i}`, command: ['sleep', '0.1'], interval: 60_000 });
+    runner.start();
+    clock.advance(60_000 * 0.9); // all due: one runs, seven queue
+    expect(runner.stats()).toMatchObject({ running: 1, queued: 7 });
+    for (const id of ['q2', 'q4', 'q5']) runner.remove(id);
+    expect(runner.stats().queued).toBe(4);
+    // A namesake of a queued check that was removed: a new check, scheduled on its own.
+    runner.add({ id: 'q4', command: OK, interval: 60_000 });
+    expect(await waitFor(() => results.length === 5, 10_000)).toBe(true);
+    expect(runner.stats()).toMatchObject({ running: 0, queued: 0 });
+    clock.advance(60_000);
+    expect(await waitFor(() => results.some((r) => r.id === 'q4'), 10_000)).toBe(true);
+    await runner.stop();
+    const ran = results.map((r) => r.id);
+    for (const id of ['q2', 'q5']) expect(ran).not.toContain(id);
+    expect(ran.filter((id) => id === 'q4')).toEqual(['q4']);
+    expect(results.find((r) => r.id === 'q4')!.command).toBe(`${PROBE} exit 0`);
+  });
+
   it('stop({ deadline }) also ends runs of removed checks', async () => {
     const runner = new CheckRunner();
     runner.add({ id: 'gone', command: ['sleep', '30'], interval: 60_000 });
