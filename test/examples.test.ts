@@ -38,7 +38,13 @@ function runUntilAllReported(prefix: string[], file: string, ids: Set<string>, d
     let stdout = '';
     let stderr = '';
     const seen = new Set<string>();
-    const stop = () => child.kill('SIGTERM');
+    // Once: results still come after it (the checks running at the signal), and a second
+    // SIGTERM that lands after noshell has removed its handlers kills it by the signal.
+    let signalled = false;
+    const stop = () => {
+      if (!signalled) child.kill('SIGTERM');
+      signalled = true;
+    };
     const timer = setTimeout(stop, deadlineMs);
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
