@@ -23,6 +23,9 @@ function canonical(value: unknown): string {
   });
 }
 
+/** How long one slice of a sliced apply may hold the event loop, ms. */
+export const RELOAD_SLICE_MS = 10;
+
 /** What the runner holds, by id: the canonical form of each definition. */
 export class AppliedChecks {
   readonly #applied = new Map<string, string>();
@@ -31,20 +34,64 @@ export class AppliedChecks {
 
   /** Makes the runner hold exactly `defs`; validates all before touching anything. */
   apply(defs: readonly CheckDefinition[]): ReloadSummary {
-    for (const def of defs) checkDefinition(def, {});
     const summary: ReloadSummary = { added: [], removed: [], changed: [], unchanged: 0 };
-    const next = new Map(defs.map((d) => [d.id, canonical(d)]));
+    for (const step = this.#steps(defs, summary); !step.next().done;);
+    return summary;
+  }
+
+  /**
+   * apply() in slices of at most ~sliceMs each, the event loop free between
+   * them (a reload of 100,000 checks is seconds of work: checks scheduled
+   * meanwhile must not start that late). Validates all before touching
+   * anything, as apply() does; `stopping()` true between slices ends it
+   * (the runner is being stopped: what is left is not applied).
+   */
+  async applyInSlices(
+    defs: readonly CheckDefinition[], stopping: () => boolean = () => false, sliceMs = RELOAD_SLICE_MS,
+  ): Promise<ReloadSummary> {
+    const summary: ReloadSummary = { added: [], removed: [], changed: [], unchanged: 0 };
+    const step = this.#steps(defs, summary);
+    for (;;) {
+      const until = performance.now() + sliceMs;
+      let done = false;
+      // The clock is read every 32 steps (a step is a few µs).
+      for (let n = 0; !done; n++) {
+        done = step.next().done === true;
+        if ((n & 31) === 31 && performance.now() >= until) break;
+      }
+      if (done) return summary;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (stopping()) {
+        void step.return(undefined);
+        return summary;
+      }
+    }
+  }
+
+  /** The work of an apply, one check per step. */
+  *#steps(defs: readonly CheckDefinition[], summary: ReloadSummary): Generator<void, void, undefined> {
+    for (const def of defs) {
+      checkDefinition(def, {});
+      yield;
+    }
+    const next = new Map<string, string>();
+    for (const def of defs) {
+      next.set(def.id, canonical(def));
+      yield;
+    }
     for (const id of [...this.#applied.keys()]) {
       if (next.has(id)) continue;
       this.runner.remove(id);
       this.#applied.delete(id);
       summary.removed.push(id);
+      yield;
     }
     for (const def of defs) {
       const key = next.get(def.id)!;
       const old = this.#applied.get(def.id);
       if (old === key) {
         summary.unchanged++;
+        yield;
         continue;
       }
       if (old !== undefined) {
@@ -53,7 +100,7 @@ export class AppliedChecks {
       } else summary.added.push(def.id);
       this.runner.add(def);
       this.#applied.set(def.id, key);
+      yield;
     }
-    return summary;
   }
 }

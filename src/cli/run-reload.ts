@@ -3,15 +3,16 @@
 import type { CheckDefinition } from '../check/definition';
 import { quoteName } from '../quote-text';
 import { loadChecksFile, resolveChecks } from './checks-file';
+import { loadChecksFileOffThread } from './checks-file-thread';
 import type { AppliedChecks } from './checks-reload';
 import { identityWarnings } from './identity-warning';
 import { checksRunningAsRoot, rootRefusal } from './root-refusal';
 
 /** The file's checks, credentials resolved; refused (TypeError) if any would run as root unasked. */
 export async function loadRunChecks(
-  file: string, allowRoot: boolean,
+  file: string, allowRoot: boolean, offThread = false,
 ): Promise<{ concurrency: number | undefined; defs: CheckDefinition[]; warnings: string[] }> {
-  const loaded = loadChecksFile(file);
+  const loaded = offThread ? await loadChecksFileOffThread(file) : loadChecksFile(file);
   const defs = await resolveChecks(file, loaded);
   const asRoot = allowRoot ? [] : checksRunningAsRoot(defs);
   if (asRoot.length > 0) throw new TypeError(rootRefusal(file, asRoot));
@@ -35,12 +36,14 @@ export function onReload(
     do {
       again = false;
       try {
-        const next = await loadRunChecks(file, allowRoot);
+        // Off the event loop: the checks running meanwhile go on being scheduled.
+        const next = await loadRunChecks(file, allowRoot, true);
         if (stopping()) break;
         // --concurrency wins over the file, as at start.
         if (!run.fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
         for (const w of next.warnings) err(`noshell run: ${w}\n`);
-        const r = applied.apply(next.defs);
+        const r = await applied.applyInSlices(next.defs, stopping);
+        if (stopping()) break;
         // Ids come from the file: quoted, cut, and at most ten of them on the line.
         const list = (ids: string[]) => (ids.length > 0 ? ` (${ids.slice(0, 10).map(quoteName).join(', ')}${ids.length > 10 ? ', …' : ''})` : '');
         err(`noshell run: reloaded ${file}: ${r.added.length} added${list(r.added)}, ${r.removed.length} removed${list(r.removed)}, ` +

@@ -1,0 +1,39 @@
+// loadChecksFile on a worker thread: what a reload of `noshell run` uses.
+// Parsing and validating a large file is long work for the event loop (a
+// 15 MiB JSON file of 100,000 checks: ~1 s; YAML parses at ~2.4 s per MiB),
+// and the checks scheduled meanwhile, /metrics and the gearman connections
+// would wait for it. The worker's answer is plain data (structured clone).
+// Where the compiled worker is not beside this file (running from the
+// TypeScript sources), the file is loaded on this thread.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { loadChecksFile, type ChecksFile } from './checks-file';
+
+type Answer = { ok: true; loaded: ChecksFile } | { ok: false; typeError: boolean; message: string };
+
+const WORKER = path.join(__dirname, 'checks-file-worker.js');
+
+export function loadChecksFileOffThread(file: string): Promise<ChecksFile> {
+  if (!existsSync(WORKER)) return Promise.resolve().then(() => loadChecksFile(file));
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    // The file's size is capped (16 MiB JSON, 4 MiB YAML); its parse tree needs more than the default young space.
+    const worker = new Worker(WORKER, { workerData: { file }, stdout: false, stderr: false });
+    worker.unref();
+    worker.once('message', (a: Answer) => {
+      answered = true;
+      if (a.ok) resolve(a.loaded);
+      else reject(a.typeError ? new TypeError(a.message) : new Error(a.message));
+      void worker.terminate();
+    });
+    worker.once('error', (err) => {
+      if (!answered) reject(new TypeError(`${file}: cannot load: ${err.message}`, { cause: err }));
+      answered = true;
+    });
+    worker.once('exit', (code) => {
+      if (!answered) reject(new TypeError(`${file}: cannot load: the loading thread exited with code ${code}`));
+      answered = true;
+    });
+  });
+}

@@ -1,0 +1,132 @@
+// Applying a reloaded checks file to a runner (issue 19): thousands of checks
+// changed, added and removed in one pass, in slices that let the event loop
+// run between them; unchanged checks are not touched (they keep their next
+// run, attempt and state); a bad definition anywhere changes nothing.
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CheckRunner, type CheckDefinition } from '../src/check/runner';
+import { AppliedChecks } from '../src/cli/checks-reload';
+
+/** A runner that records what the reload asked of it. */
+class RecordingRunner extends CheckRunner {
+  added: string[] = [];
+  removed: string[] = [];
+  override add(def: CheckDefinition): this {
+    this.added.push(def.id);
+    return super.add(def);
+  }
+  override remove(id: string): boolean {
+    this.removed.push(id);
+    return super.remove(id);
+  }
+  reset(): void {
+    this.added = [];
+    this.removed = [];
+  }
+}
+
+const def = (i: number, v = 1): CheckDefinition => ({ id: `c${i}`, command: ['/bin/echo', `v${v}`], interval: 3_600_000, timeout: 1000 + v });
+
+function ids(runner: CheckRunner): string[] {
+  return runner.checkStatus().map((s) => s.id).sort();
+}
+
+describe('AppliedChecks: a reload of thousands of checks', () => {
+  it('touches only what changed, in slices with the event loop running between them', async () => {
+    const runner = new RecordingRunner();
+    const applied = new AppliedChecks(runner);
+    const first = Array.from({ length: 6000 }, (_, i) => def(i));
+    expect(applied.apply(first)).toMatchObject({ added: expect.any(Array), removed: [], changed: [], unchanged: 0 });
+    runner.start();
+    runner.reset();
+    // 0-499 changed, 500-799 removed, 6000-6399 added, the rest unchanged.
+    const next = [
+      ...Array.from({ length: 500 }, (_, i) => def(i, 2)),
+      ...Array.from({ length: 5200 }, (_, i) => def(800 + i)),
+      ...Array.from({ length: 400 }, (_, i) => def(6000 + i)),
+    ];
+    const before = new Map(runner.checkStatus().map((s) => [s.id, s.definition]));
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 0);
+    const summary = await applied.applyInSlices(next, () => false, 0);
+    clearInterval(ticker);
+    expect(summary.changed).toHaveLength(500);
+    expect(summary.removed).toHaveLength(300);
+    expect(summary.added).toHaveLength(400);
+    expect(summary.unchanged).toBe(5200);
+    expect(runner.removed.sort()).toEqual([...summary.changed, ...summary.removed].sort());
+    expect(runner.added.sort()).toEqual([...summary.changed, ...summary.added].sort());
+    expect(ids(runner)).toEqual(next.map((d) => d.id).sort());
+    // Unchanged checks are the same entries: their definition objects were not replaced.
+    const after = new Map(runner.checkStatus().map((s) => [s.id, s.definition]));
+    for (let i = 800; i < 6000; i++) expect(after.get(`c${i}`)).toBe(before.get(`c${i}`));
+    for (let i = 0; i < 500; i++) expect(after.get(`c${i}`)!.timeout).toBe(1002);
+    // Slices of at most 32 steps here (sliceMs 0): timers ran while it applied.
+    expect(ticks).toBeGreaterThan(10);
+    await runner.stop();
+  });
+
+  it('gives the same runner as apply() at once', async () => {
+    const defs = Array.from({ length: 3000 }, (_, i) => def(i, i % 3));
+    const reloaded = Array.from({ length: 3000 }, (_, i) => def(i + 1000, i % 5));
+    const a = new CheckRunner();
+    const b = new CheckRunner();
+    const appliedA = new AppliedChecks(a);
+    const appliedB = new AppliedChecks(b);
+    appliedA.apply(defs);
+    await appliedB.applyInSlices(defs, () => false, 0);
+    expect(appliedA.apply(reloaded)).toEqual(await appliedB.applyInSlices(reloaded, () => false, 0));
+    const defsOf = (r: CheckRunner) => r.checkStatus().map((s) => s.definition).sort((x, y) => x.id.localeCompare(y.id));
+    expect(defsOf(b)).toEqual(defsOf(a));
+  });
+
+  it('a bad definition anywhere changes nothing, sliced or not', async () => {
+    const runner = new CheckRunner();
+    const applied = new AppliedChecks(runner);
+    applied.apply(Array.from({ length: 100 }, (_, i) => def(i)));
+    const bad = [...Array.from({ length: 5000 }, (_, i) => def(i, 2)), { id: 'bad', command: ['/bin/true'], interval: -1 }];
+    await expect(applied.applyInSlices(bad, () => false, 0)).rejects.toThrow(TypeError);
+    expect(() => applied.apply(bad)).toThrow(TypeError);
+    expect(ids(runner)).toEqual(Array.from({ length: 100 }, (_, i) => `c${i}`).sort());
+    expect(runner.checkStatus().every((s) => (s.definition.command as string[])[1] === 'v1')).toBe(true);
+  });
+
+  it('stops between slices when the runner is stopping', async () => {
+    const runner = new RecordingRunner();
+    const applied = new AppliedChecks(runner);
+    let slices = 0;
+    const summary = await applied.applyInSlices(Array.from({ length: 5000 }, (_, i) => def(i)), () => ++slices > 400, 0);
+    // Validation and diffing took the first slices; some checks were added, not all.
+    expect(runner.added.length).toBeGreaterThan(0);
+    expect(runner.added.length).toBeLessThan(5000);
+    expect(summary.added).toEqual(runner.added);
+  });
+});
+
+describe('loadChecksFileOffThread (what a reload uses)', () => {
+  // The compiled module: its worker is the compiled checks-file-worker.js beside it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { loadChecksFileOffThread } = require('../dist/cli/checks-file-thread.js') as typeof import('../src/cli/checks-file-thread');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { loadChecksFile } = require('../dist/cli/checks-file.js') as typeof import('../src/cli/checks-file');
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-offthread-'));
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('gives what loadChecksFile gives, and its TypeError, from a worker thread', async () => {
+    expect(existsSync(path.join(__dirname, '..', 'dist', 'cli', 'checks-file-worker.js'))).toBe(true);
+    const good = path.join(tmp, 'good.json');
+    writeFileSync(good, JSON.stringify({ macros: { USER1: '/usr/lib/nagios/plugins' }, defaults: { interval: '1m' },
+      checks: Array.from({ length: 2000 }, (_, i) => ({ id: `c${i}`, command: '$USER1$/check_dummy 0 $ARG1$', args: [`n${i}`] })) }));
+    expect(await loadChecksFileOffThread(good)).toEqual(loadChecksFile(good));
+    const bad = path.join(tmp, 'bad.yaml');
+    writeFileSync(bad, 'checks: []\nchecks: []\n');
+    const err = await loadChecksFileOffThread(bad).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toBe(`${bad}: invalid YAML:\n  line 2, column 1: map keys must be unique`);
+    const missing = await loadChecksFileOffThread(path.join(tmp, 'none.json')).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(TypeError);
+    expect((missing as Error).message).toMatch(/none\.json: cannot read/);
+  });
+});
