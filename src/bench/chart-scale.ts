@@ -22,9 +22,10 @@ function niceStep(range: number, count: number): number {
   return 10 * pow;
 }
 
+/** From 0 (or below, for negative data) to a tick at least 5 % above the data. */
 export function linearScale(lo: number, hi: number, count = 5): Scale {
   const min0 = Math.min(0, lo);
-  const max0 = hi > min0 ? hi : min0 + 1;
+  const max0 = hi > min0 ? hi + 0.05 * (hi - min0) : min0 + 1;
   const step = niceStep(max0 - min0, count);
   const min = Math.floor(min0 / step) * step;
   const max = Math.ceil(max0 / step) * step;
@@ -34,21 +35,25 @@ export function linearScale(lo: number, hi: number, count = 5): Scale {
   return { kind: 'linear', min, max, ticks, fraction: (v) => (v - min) / (max - min) };
 }
 
-/** Ticks at 1, 2 and 5 × 10^k (only the powers of ten beyond four decades). */
+/**
+ * Ticks at 1, 2 and 5 × 10^k (only the powers of ten beyond four decades).
+ * The axis reaches 5 % of its span past the data at each end, so no marker
+ * sits on the frame.
+ */
 export function logScale(lo: number, hi: number): Scale {
   if (!(lo > 0)) throw new RangeError(`a log axis needs positive values, got ${lo}`);
-  const mantissas = Math.log10(hi / lo) > 4 ? [1] : [1, 2, 5];
-  const candidates: number[] = [];
-  for (let e = Math.floor(Math.log10(lo)) - 1; e <= Math.ceil(Math.log10(hi)) + 1; e++) {
-    for (const m of mantissas) candidates.push(Number((m * 10 ** e).toPrecision(12)));
+  const pad = 0.05 * (Math.log10(hi / lo) || 1);
+  const l0 = Math.log10(lo) - pad;
+  const l1 = Math.log10(hi) + pad;
+  const mantissas = l1 - l0 > 4 ? [1] : [1, 2, 5];
+  const ticks: number[] = [];
+  for (let e = Math.floor(l0); e <= Math.ceil(l1); e++) {
+    for (const m of mantissas) {
+      const t = Number((m * 10 ** e).toPrecision(12));
+      if (Math.log10(t) >= l0 && Math.log10(t) <= l1) ticks.push(t);
+    }
   }
-  // The axis runs from the last tick at or below lo to the first at or above hi.
-  const min = Math.max(...candidates.filter((t) => t <= lo));
-  const max = Math.min(...candidates.filter((t) => t >= hi));
-  const ticks = candidates.filter((t) => t >= min && t <= max);
-  const l0 = Math.log10(min);
-  const span = Math.log10(max) - l0 || 1;
-  return { kind: 'log', min, max, ticks, fraction: (v) => (Math.log10(v) - l0) / span };
+  return { kind: 'log', min: 10 ** l0, max: 10 ** l1, ticks, fraction: (v) => (Math.log10(v) - l0) / (l1 - l0) };
 }
 
 /** Log when every value is positive and they span more than LOG_SPAN. */
