@@ -64,6 +64,11 @@ export class Progress {
     this.draw();
   }
 
+  /** Redraws the line (elapsed time, ETA): for a caller that waits long between steps and times nothing itself. */
+  refresh(): void {
+    this.draw();
+  }
+
   unitDone(n = 1): void {
     this.unitsDone += n;
   }
