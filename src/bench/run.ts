@@ -68,36 +68,40 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
 
   const results: Measurement[] = [];
   const started = performance.now();
-  for (const step of steps) {
-    const held: Buffer[] = step.heapMiB > 0 ? holdMemory(step.heapMiB) : [];
-    for (const table of step.tables) {
-      const w = byId.get(table.workload)!;
-      progress.beginGroup(tableKey(table));
-      const samples = new Map<string, Measurement[]>(table.drivers.map((d) => [d, []]));
-      // Rounds go through every driver in turn, so a noisy moment hits all
-      // of them rather than one; each driver's median round is reported.
-      for (let round = 0; round < rounds; round++) {
-        for (const d of table.drivers) {
-          progress.step(`round ${round + 1}/${rounds} ${d}`);
-          const m = d === REFERENCE
-            ? await measureReference(reference!, w, table.concurrency, step.heapMiB, seconds)
-            : await measure(driverTable[d], w, table.concurrency, step.heapMiB, seconds);
-          samples.get(d)!.push(m);
-          progress.unitDone();
+  try {
+    for (const step of steps) {
+      const held: Buffer[] = step.heapMiB > 0 ? holdMemory(step.heapMiB) : [];
+      for (const table of step.tables) {
+        const w = byId.get(table.workload)!;
+        progress.beginGroup(tableKey(table));
+        const samples = new Map<string, Measurement[]>(table.drivers.map((d) => [d, []]));
+        // Rounds go through every driver in turn, so a noisy moment hits all
+        // of them rather than one; each driver's median round is reported.
+        for (let round = 0; round < rounds; round++) {
+          for (const d of table.drivers) {
+            progress.step(`round ${round + 1}/${rounds} ${d}`);
+            const m = d === REFERENCE
+              ? await measureReference(reference!, w, table.concurrency, step.heapMiB, seconds)
+              : await measure(driverTable[d], w, table.concurrency, step.heapMiB, seconds);
+            samples.get(d)!.push(m);
+            progress.unitDone();
+          }
         }
+        const rows = table.drivers.map((d) => median(samples.get(d)!));
+        results.push(...rows);
+        const text = formatTable(rows);
+        md.push(text);
+        progress.endGroup();
+        progress.around(() => opts.out(`\n${text}\n`));
       }
-      const rows = table.drivers.map((d) => median(samples.get(d)!));
-      results.push(...rows);
-      const text = formatTable(rows);
-      md.push(text);
-      progress.endGroup();
-      progress.around(() => opts.out(`\n${text}\n`));
+      // Read only here, after the step: its buffers stay reachable through every
+      // measurement without relying on an unread local being kept alive.
+      held.length = 0;
     }
-    // Read only here, after the step: its buffers stay reachable through every
-    // measurement without relying on an unread local being kept alive.
-    held.length = 0;
+  } finally {
+    // A driver that throws still leaves the terminal's line clean for the error.
+    progress.end();
   }
-  progress.end();
 
   const files = [path.join(outDir, 'results.json'), path.join(outDir, 'results.md')];
   writeFileSync(files[0], `${JSON.stringify({ meta, results }, null, 2)}\n`);
