@@ -282,11 +282,18 @@ describe('noshell bench (smoke: it runs, prints every driver, writes JSON and SV
     const json = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
     expect(json.meta).toMatchObject({ quick: true });
     for (const m of json.results) {
-      expect(Object.keys(m).sort()).toEqual(['blockedP50Ms', 'blockedP99Ms', 'childCpuMsPer1k', 'concurrency', 'driver', 'heapMiB',
-        'loopDelayP50Ms', 'loopDelayP99Ms', 'parentCpuMsPer1k', 'roundsPerSec', 'seconds', 'spawns', 'spawnsPerSec', 'workload'].sort());
+      expect(Object.keys(m).sort()).toEqual(['blockedMaxMs', 'blockedP50Ms', 'blockedP99Ms', 'childCpuMsPer1k', 'concurrency', 'driver', 'heapMiB',
+        'loopDelayMaxMs', 'loopDelayP50Ms', 'loopDelayP99Ms', 'parentCpuMsPer1k', 'roundsPerSec', 'seconds', 'spawns', 'spawnsPerSec', 'workload'].sort());
       expect(m.roundsPerSec).toHaveLength(2);
       expect(m.spawns).toBeGreaterThan(0);
     }
-    expect(readFileSync(path.join(out, 'memory.svg'), 'utf8')).toMatch(/^<svg [^>]*>[\s\S]*<\/svg>$/);
+    expect(readFileSync(path.join(out, 'memory.svg'), 'utf8')).toMatch(/^<svg [^>]*>[\s\S]*<\/svg>\n$/);
+    // Each result once: stdout is results.md (header and tables), progress and the files written go to stderr.
+    expect(r.stdout).toBe(readFileSync(path.join(out, 'results.md'), 'utf8'));
+    expect(r.stdout.match(/^\| C reference \|/gm)).toHaveLength(json.results.filter((x: { driver: string }) => x.driver === 'C reference').length);
+    expect(r.stderr).toMatch(/^bench: table 1\/\d+ true \| concurrency 1 \| heap small: done in \d+ s/m);
+    expect(r.stderr).toContain(`wrote ${path.join(out, 'results.json')}, ${path.join(out, 'results.md')}, ${path.join(out, 'memory.svg')}`);
+    // eslint-disable-next-line no-control-regex -- not a terminal: no control sequences
+    expect(r.stdout + r.stderr).not.toMatch(/\x1b/);
   });
 });

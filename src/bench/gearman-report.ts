@@ -1,5 +1,7 @@
 // The --gearman table: the median round per worker, every round's rate, and
-// the ratio to the C worker measured in the same run.
+// the ratio to the C worker measured in the same run. CPU per job: the worker
+// with its plugins, then the rest of the pipeline (gearmand; this process
+// submitting and reading results), all of the median round.
 import type { GearmanRound } from './gearman-round';
 
 export interface GearmanRow {
@@ -16,15 +18,15 @@ export function medianRound(rounds: GearmanRound[]): GearmanRound {
 export function formatGearmanTable(rows: GearmanRow[], missingC: string | null): string {
   const c = rows.find((r) => r.median.worker === 'C')?.median.jobsPerSec;
   const lines = [
-    '| worker | max-worker | jobs | seconds | jobs/s | rounds (jobs/s) | ratio to C | CPU ms/job |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|',
+    '| worker | max-worker | jobs | seconds | jobs/s | rounds (jobs/s) | ratio to C | CPU ms/job | gearmand CPU ms/job | submitter+reader CPU ms/job |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
   ];
-  if (missingC !== null) lines.push(`| C mod_gearman_worker | – | – | – | – | – | not measured (${missingC}) | – |`);
+  if (missingC !== null) lines.push(`| C mod_gearman_worker | – | – | – | – | – | not measured (${missingC}) | – | – | – |`);
   for (const { median: m, rounds } of rows) {
     const name = m.worker === 'C' ? 'C mod_gearman_worker' : 'noshell gearman-worker';
     lines.push(`| ${name} | ${m.maxWorker} | ${m.jobs} | ${m.seconds.toFixed(2)} | ${m.jobsPerSec.toFixed(0)} | ` +
       `${rounds.map((r) => r.jobsPerSec.toFixed(0)).join(', ')} | ${c === undefined ? '–' : `${(m.jobsPerSec / c).toFixed(2)}×`} | ` +
-      `${m.cpuMsPerJob.toFixed(2)} |`);
+      `${m.cpuMsPerJob.toFixed(2)} | ${m.gearmandCpuMsPerJob.toFixed(2)} | ${m.benchCpuMsPerJob.toFixed(2)} |`);
   }
   return lines.join('\n');
 }

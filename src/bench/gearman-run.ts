@@ -8,24 +8,41 @@ import { formatGearmanTable, medianRound, type GearmanRow } from './gearman-repo
 import { runGearmanRound, type GearmanRound } from './gearman-round';
 import { findGearmand } from './gearman-server';
 import type { WorkerKind } from './gearman-worker-process';
+import { Progress, type ProgressOptions } from './progress';
 
-export async function runGearmanBench(o: GearmanBenchOptions, log: (line: string) => void): Promise<GearmanRow[]> {
+/** `log`: results (stdout): the set-up line and the table; progress goes to `progress` (default stderr). */
+export async function runGearmanBench(
+  o: GearmanBenchOptions, log: (line: string) => void, progressStream?: ProgressOptions['stream'],
+): Promise<GearmanRow[]> {
   const gearmand = findGearmand();
   if (gearmand === null) throw new Error('noshell bench --gearman needs gearmand (Debian: apt install gearman-job-server)');
   const c = findCWorker();
-  if (c.path === null) log(`note: ${c.why}; measuring noshell's worker only`);
   const kinds: WorkerKind[] = c.path === null ? ['noshell'] : ['C', 'noshell'];
   log(`noshell bench --gearman: ${o.jobs} jobs of \`${o.command}\` per round, max-worker ${o.maxWorker}, ${o.rounds} round(s); ` +
     `${os.cpus().length} cores, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const rounds = new Map<WorkerKind, GearmanRound[]>(kinds.map((k) => [k, []]));
-  for (let i = 0; i < o.rounds; i++) {
-    for (const k of kinds) {
-      const r = await runGearmanRound(k, o, { gearmand, cWorker: c.path });
-      rounds.get(k)!.push(r);
-      log(`  round ${i + 1} ${k.padEnd(7)} ${r.jobsPerSec.toFixed(0).padStart(6)} jobs/s  ${r.seconds.toFixed(2)} s  ` +
-        `${r.counted}/${r.jobs} results  CPU ms/job: worker ${r.cpuMsPerJob.toFixed(2)}, ` +
-        `gearmand ${r.gearmandCpuMsPerJob.toFixed(2)}, submitter+reader ${r.benchCpuMsPerJob.toFixed(2)}`);
+  // One group per worker per round: each round's figures go into the table, not a line of their own.
+  const progress = new Progress({
+    name: 'bench --gearman', groupName: 'run', groups: o.rounds * kinds.length, units: o.rounds * kinds.length,
+    ...(progressStream ? { stream: progressStream } : {}),
+  });
+  // The table says it too (its C row: not measured, and why); this is the warning before the wait.
+  if (c.path === null) progress.note(`note: ${c.why}; measuring noshell's worker only`);
+  const refresh = setInterval(() => progress.refresh(), 1000).unref();
+  try {
+    for (let i = 0; i < o.rounds; i++) {
+      for (const k of kinds) {
+        progress.beginGroup(`round ${i + 1} ${k} worker`);
+        progress.step(`${o.jobs} jobs`);
+        const r = await runGearmanRound(k, o, { gearmand, cWorker: c.path });
+        rounds.get(k)!.push(r);
+        progress.unitDone();
+        progress.endGroup();
+      }
     }
+  } finally {
+    clearInterval(refresh);
+    progress.end();
   }
   const rows = kinds.map((k) => ({ median: medianRound(rounds.get(k)!), rounds: rounds.get(k)! }));
   log(`\n${formatGearmanTable(rows, c.path === null ? c.why : null)}`);

@@ -2,10 +2,10 @@
 // budget (tinybench), plus the CPU it cost and the event-loop time blocked.
 import { execFile as cpExecFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { Bench } from 'tinybench';
 import type { Driver } from './drivers';
+import { LoopDelay, type LoopDelayStats } from './loop-delay';
 
 export interface Measurement {
   driver: string;
@@ -19,13 +19,15 @@ export interface Measurement {
   parentCpuMsPer1k: number;
   /** CPU of the children (rusage of reaped children) per 1,000 operations, ms. */
   childCpuMsPer1k: number;
-  /** Time in the synchronous spawn call, ms; null for the C reference. */
+  /** Time in the synchronous spawn call, per call, ms; null for the C reference. */
   blockedP50Ms: number | null;
   blockedP99Ms: number | null;
-  /** Event-loop delay while it ran (perf_hooks.monitorEventLoopDelay, 1 ms
-   * resolution), ms; null for the C reference. */
+  blockedMaxMs: number | null;
+  /** How late a 1 ms timer fired, per tick, over the same window (see
+   * loop-delay.ts), ms; null for the C reference. */
   loopDelayP50Ms: number | null;
   loopDelayP99Ms: number | null;
+  loopDelayMaxMs: number | null;
   /** spawns/s of every round (the reported figures are the median round's). */
   roundsPerSec: number[];
 }
@@ -68,17 +70,21 @@ export async function measure(
   let kids0 = childCpuMs();
   let t0 = performance.now();
   const task = bench.tasks[0];
-  const delay = monitorEventLoopDelay({ resolution: 1 });
+  const delay = new LoopDelay();
   task.addEventListener('start', () => {
     blocked.length = 0;
-    delay.reset();
-    delay.enable();
+    delay.start();
     cpu0 = process.cpuUsage();
     kids0 = childCpuMs();
     t0 = performance.now();
   });
-  await bench.run();
-  delay.disable();
+  let loop: LoopDelayStats;
+  try {
+    await bench.run();
+  } finally {
+    // Stopped on a throw too: a live 1 ms interval would keep the process up.
+    loop = delay.stop();
+  }
   const elapsed = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const kids = childCpuMs() - kids0;
@@ -100,8 +106,10 @@ export async function measure(
     childCpuMsPer1k: (kids / spawns) * 1000,
     blockedP50Ms: percentile(sorted, 50),
     blockedP99Ms: percentile(sorted, 99),
-    loopDelayP50Ms: delay.count > 0 ? delay.percentile(50) / 1e6 : null,
-    loopDelayP99Ms: delay.count > 0 ? delay.percentile(99) / 1e6 : null,
+    blockedMaxMs: sorted.length === 0 ? NaN : sorted[sorted.length - 1],
+    loopDelayP50Ms: loop.p50Ms,
+    loopDelayP99Ms: loop.p99Ms,
+    loopDelayMaxMs: loop.maxMs,
     roundsPerSec: [],
   };
 }
@@ -126,8 +134,10 @@ export async function measureReference(
     childCpuMsPer1k: ((r.childUserMs + r.childSysMs) / r.spawns) * 1000,
     blockedP50Ms: null,
     blockedP99Ms: null,
+    blockedMaxMs: null,
     loopDelayP50Ms: null,
     loopDelayP99Ms: null,
+    loopDelayMaxMs: null,
     roundsPerSec: [],
   };
 }

@@ -1,63 +1,30 @@
 // The benchmark matrix: every driver on the same workloads, side by side in
-// one run, with a small heap and with ~1 GiB of Buffers held by the parent.
+// one run, with a small heap and with up to 1 GiB of Buffers held by the
+// parent. Results go to `out` (stdout) once each, as each table is done;
+// progress goes to stderr (progress.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { drivers as driverTable } from './drivers';
 import { measure, measureReference, type Measurement } from './measure';
-import { formatTables, memoryChart } from './report';
+import { memoryChart } from './memory-chart';
 import { defaultOutDir } from './out-dir';
+import { plan, REFERENCE, tableKey } from './plan';
+import { formatDuration, Progress } from './progress';
+import { formatHeader, formatTable, type RunMeta } from './report';
 import { compileIfPossible } from './tools';
 import { workloads, type Workload } from './workloads';
 
 export interface BenchOptions {
   quick: boolean;
-  /** Time per measurement (default 1.5 s, 0.4 s with quick). */
+  /** Time per measurement (default 0.6 s, 0.25 s with quick). */
   seconds?: number;
   /** Where results.json, results.md and memory.svg go (default: see out-dir.ts). */
   outDir?: string;
-  log: (line: string) => void;
-}
-
-interface Step {
-  workloads: string[];
-  drivers: string[];
-  concurrency: number[];
-  heapMiB: number;
-}
-
-const MAIN = ['noshell.execFile', 'noshell.execFile[loop]', 'noshell.runCheck', 'noshell.spawn', 'cp.exec', 'cp.execFile'];
-
-function plan(quick: boolean, available: Set<string>): Step[] {
-  const pick = (ids: string[]) => ids.filter((id) => available.has(id));
-  if (quick) {
-    return [
-      { workloads: pick(['true', 'plugin']), drivers: [...MAIN, 'noshell.exec', 'cp.spawn'], concurrency: [1, 16], heapMiB: 0 },
-      { workloads: ['true'], drivers: ['noshell.execFile', 'noshell.execFile[loop]', 'cp.exec', 'cp.execFile'], concurrency: [1], heapMiB: 1024 },
-    ];
-  }
-  return [
-    {
-      workloads: pick(['true', 'echo', 'plugin', 'check_dummy', 'check_load', 'sh_plugin']),
-      drivers: [...MAIN, 'noshell.exec', 'cp.spawn', 'cp.spawnSync'],
-      concurrency: [1],
-      heapMiB: 0,
-    },
-    {
-      workloads: pick(['true', 'plugin']),
-      drivers: ['noshell.execFile[posix_spawn]', 'noshell.execFile[vfork]', 'noshell.execFile[fork]'],
-      concurrency: [1],
-      heapMiB: 0,
-    },
-    { workloads: pick(['true', 'plugin', 'check_dummy']), drivers: MAIN, concurrency: [16, 64], heapMiB: 0 },
-    { workloads: ['true'], drivers: ['noshell.execFile', 'cp.exec', 'cp.execFile'], concurrency: [1], heapMiB: 256 },
-    {
-      workloads: pick(['true', 'plugin']),
-      drivers: ['noshell.execFile', 'noshell.execFile[loop]', 'noshell.runCheck', 'noshell.execFile[fork]', 'cp.exec', 'cp.execFile'],
-      concurrency: [1, 16],
-      heapMiB: 1024,
-    },
-  ];
+  /** Results: the header and each table (stdout). */
+  out: (text: string) => void;
+  /** Progress and notes (stderr; default process.stderr). */
+  progress?: NodeJS.WriteStream | { write(s: string): unknown; isTTY?: boolean; columns?: number };
 }
 
 /** The round with the median rate, carrying every round's rate. */
@@ -82,57 +49,68 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   const reference = compileIfPossible('reference');
   const all = workloads();
   const byId = new Map<string, Workload>(all.map((w) => [w.id, w]));
+  const steps = plan(opts.quick, new Set(byId.keys()), reference !== null, (d) => driverTable[d].concurrent);
+  const tables = steps.flatMap((s) => s.tables);
+  const progress = new Progress({
+    name: 'bench', groupName: 'table', groups: tables.length,
+    units: tables.reduce((n, t) => n + t.drivers.length * rounds, 0), ...(opts.progress ? { stream: opts.progress } : {}),
+  });
+  const meta: RunMeta = {
+    date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model,
+    memGiB: Math.round(os.totalmem() / 2 ** 30), quick: opts.quick, seconds, rounds,
+  };
+  const notes = reference !== null ? [] : ['no C compiler (cc) found: the C reference loop and the C plugin workload are skipped, ' +
+    'and the "% of C" column with them (install build-essential or gcc to include them)'];
+  const used = new Set(tables.map((t) => t.workload));
+  const md: string[] = [formatHeader(meta, all.filter((w) => used.has(w.id)), notes)];
+  opts.out(`${md[0]}\n`);
+  progress.note(`${tables.length} tables, ${rounds} rounds of ${seconds} s per driver; results will be written to ${outDir}`);
+
   const results: Measurement[] = [];
-  const log = opts.log;
-
-  log(`noshell bench${opts.quick ? ' --quick' : ''}: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? '?'}, ` +
-    `Node ${process.version}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${rounds} rounds of ${seconds} s per driver`);
-  for (const w of all) log(`  workload ${w.id}: ${w.title}`);
-  if (reference === null) {
-    log('  note: no C compiler (cc) found: the C reference loop and the C plugin workload are skipped, ' +
-      'and the "% of C" column with them (install build-essential or gcc to include them)');
-  }
-  log(`  results will be written to ${outDir}`);
-
-  for (const step of plan(opts.quick, new Set(byId.keys()))) {
-    const held: Buffer[] = step.heapMiB > 0 ? holdMemory(step.heapMiB) : [];
-    for (const conc of step.concurrency) {
-      for (const id of step.workloads) {
-        const w = byId.get(id)!;
-        log(`\n${w.id}, concurrency ${conc}, heap ${step.heapMiB} MiB (${rounds} rounds):`);
-        const drivers = [...(reference === null ? [] : ['C reference']), ...step.drivers.filter((d) => conc === 1 || driverTable[d].concurrent)];
-        const samples = new Map<string, Measurement[]>(drivers.map((d) => [d, []]));
+  const started = performance.now();
+  try {
+    for (const step of steps) {
+      const held: Buffer[] = step.heapMiB > 0 ? holdMemory(step.heapMiB) : [];
+      for (const table of step.tables) {
+        const w = byId.get(table.workload)!;
+        progress.beginGroup(tableKey(table));
+        const samples = new Map<string, Measurement[]>(table.drivers.map((d) => [d, []]));
         // Rounds go through every driver in turn, so a noisy moment hits all
         // of them rather than one; each driver's median round is reported.
         for (let round = 0; round < rounds; round++) {
-          for (const d of drivers) {
-            const m = d === 'C reference'
-              ? await measureReference(reference!, w, conc, step.heapMiB, seconds)
-              : await measure(driverTable[d], w, conc, step.heapMiB, seconds);
+          for (const d of table.drivers) {
+            progress.step(`round ${round + 1}/${rounds} ${d}`);
+            const m = d === REFERENCE
+              ? await measureReference(reference!, w, table.concurrency, step.heapMiB, seconds)
+              : await measure(driverTable[d], w, table.concurrency, step.heapMiB, seconds);
             samples.get(d)!.push(m);
+            progress.unitDone();
           }
         }
-        for (const d of drivers) {
-          const m = median(samples.get(d)!);
-          results.push(m);
-          log(`  ${m.driver.padEnd(30)} ${m.spawnsPerSec.toFixed(0).padStart(6)} /s  ` +
-            `(rounds ${m.roundsPerSec.map((r) => r.toFixed(0)).join(', ')})` +
-            (m.blockedP50Ms === null ? '' : `  blocked p50 ${m.blockedP50Ms.toFixed(3)} ms p99 ${m.blockedP99Ms!.toFixed(3)} ms`) +
-            `  CPU ${(m.parentCpuMsPer1k / 1000).toFixed(3)} ms/op`);
-        }
+        const rows = table.drivers.map((d) => median(samples.get(d)!));
+        results.push(...rows);
+        const text = formatTable(rows);
+        md.push(text);
+        progress.endGroup();
+        progress.around(() => opts.out(`\n${text}\n`));
       }
+      // Read only here, after the step: its buffers stay reachable through every
+      // measurement without relying on an unread local being kept alive.
+      held.length = 0;
     }
-    // Read only here, after the step: its buffers stay reachable through every
-    // measurement without relying on an unread local being kept alive.
-    held.length = 0;
+  } finally {
+    // A driver that throws still leaves the terminal's line clean for the error.
+    progress.end();
   }
 
-  const meta = { date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, quick: opts.quick, seconds, rounds };
-  writeFileSync(path.join(outDir, 'results.json'), `${JSON.stringify({ meta, results }, null, 2)}\n`);
-  writeFileSync(path.join(outDir, 'memory.svg'), memoryChart(results, 'true', 1));
-  const tables = formatTables(results);
-  writeFileSync(path.join(outDir, 'results.md'), `${tables}\n`);
-  log(`\n## Results (ratios within each table were measured side by side)\n${tables}`);
-  log(`\nwrote ${path.join(outDir, 'results.json')}, results.md, memory.svg`);
+  const files = [path.join(outDir, 'results.json'), path.join(outDir, 'results.md')];
+  writeFileSync(files[0], `${JSON.stringify({ meta, results }, null, 2)}\n`);
+  writeFileSync(files[1], `${md.join('\n\n')}\n`);
+  const chart = memoryChart(results, 'true', byId.get('true')!.title);
+  if (chart !== null) {
+    files.push(path.join(outDir, 'memory.svg'));
+    writeFileSync(files[2], chart);
+  }
+  progress.note(`done in ${formatDuration(performance.now() - started)}; wrote ${files.join(', ')}`);
   return results;
 }

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { NAGIOS, nagiosCpu, nagiosResults, startNagios, writeNagiosConfig } from './nagios-instance';
+import { Progress, type ProgressOptions } from './progress';
 import type { RunnerLoadArgs, RunnerLoadResult } from './runner-load';
 
 export interface VsNagiosOptions {
@@ -19,7 +20,10 @@ export interface VsNagiosOptions {
   warmupSeconds: number;
   rounds: number;
   command: string[];
+  /** Results (stdout): the set-up line, the table, the ratio. */
   log: (line: string) => void;
+  /** Progress (default stderr). */
+  progress?: ProgressOptions['stream'];
 }
 
 export interface SideResult {
@@ -120,9 +124,9 @@ async function noshellSide(o: VsNagiosOptions): Promise<SideResult> {
   };
 }
 
-function median(xs: SideResult[]): SideResult {
+function median(xs: SideResult[]): SideResult & { roundsPerSec: number[] } {
   const s = xs.slice().sort((a, b) => a.checksPerSec - b.checksPerSec);
-  return s[(s.length - 1) >> 1];
+  return { ...s[(s.length - 1) >> 1], roundsPerSec: xs.map((x) => x.checksPerSec) };
 }
 
 export async function runVsNagios(o: VsNagiosOptions): Promise<SideResult[]> {
@@ -133,26 +137,39 @@ export async function runVsNagios(o: VsNagiosOptions): Promise<SideResult[]> {
     `(${offered.toFixed(0)} checks/s offered), ${os.cpus().length} cores, ${o.rounds} rounds, ` +
     `${o.warmupSeconds} s warm-up + ${o.seconds} s measured per side`);
   const rounds = new Map<string, SideResult[]>();
-  const add = (r: SideResult) => {
-    rounds.set(r.engine, [...(rounds.get(r.engine) ?? []), r]);
-    o.log(`  ${r.engine.padEnd(36)} ${r.checksPerSec.toFixed(0).padStart(6)} checks/s  latency p50 ${r.latencyP50Ms.toFixed(1)} ms ` +
-      `p99 ${r.latencyP99Ms.toFixed(1)} ms  CPU/check ${r.engineCpuMs.toFixed(3)} ms engine, ${r.totalCpuMs.toFixed(3)} ms total`);
-  };
-  for (let round = 0; round < o.rounds; round++) {
-    o.log(`round ${round + 1}:`);
-    for (const w of o.checkWorkers) add(await nagiosSide(o, w));
-    add(await noshellSide(o));
+  const sides = [...o.checkWorkers.map((w) => `Nagios 4 (${w} workers)`), `noshell CheckRunner (concurrency ${o.concurrency})`];
+  // Progress on stderr; each round's figures go into the table's rounds column, not a line of their own.
+  const progress = new Progress({
+    name: 'bench --vs-nagios', groupName: 'round', groups: o.rounds, units: o.rounds * sides.length,
+    ...(o.progress ? { stream: o.progress } : {}),
+  });
+  // A side runs 20 s and more: keep the elapsed time moving (this process times nothing itself).
+  const refresh = setInterval(() => progress.refresh(), 1000).unref();
+  try {
+    for (let round = 0; round < o.rounds; round++) {
+      progress.beginGroup(`(${o.warmupSeconds} s warm-up + ${o.seconds} s per side)`);
+      for (const [i, side] of sides.entries()) {
+        progress.step(side);
+        const r = i < o.checkWorkers.length ? await nagiosSide(o, o.checkWorkers[i]) : await noshellSide(o);
+        rounds.set(r.engine, [...(rounds.get(r.engine) ?? []), r]);
+        progress.unitDone();
+      }
+      progress.endGroup();
+    }
+  } finally {
+    clearInterval(refresh);
+    progress.end();
   }
   const results = [...rounds.values()].map(median);
   const best = results.filter((r) => r.engine.startsWith('Nagios')).sort((a, b) => b.checksPerSec - a.checksPerSec)[0];
   const ours = results.find((r) => r.engine.startsWith('noshell'))!;
   const capacity = os.cpus().length / ours.totalCpuMs * 1000;
   o.log(`\n### ${o.services} services every ${o.intervalSeconds} s (${offered.toFixed(0)} checks/s offered), median of ${o.rounds} rounds\n`);
-  o.log('| engine | checks/s | latency p50 ms | latency p99 ms | engine CPU ms/check | total CPU ms/check |');
-  o.log('|---|--:|--:|--:|--:|--:|');
+  o.log('| engine | checks/s | latency p50 ms | latency p99 ms | engine CPU ms/check | total CPU ms/check | rounds (checks/s) |');
+  o.log('|---|--:|--:|--:|--:|--:|--:|');
   for (const r of results) {
     o.log(`| ${r.engine} | ${r.checksPerSec.toFixed(0)} | ${r.latencyP50Ms.toFixed(1)} | ${r.latencyP99Ms.toFixed(1)} | ` +
-      `${r.engineCpuMs.toFixed(3)} | ${r.totalCpuMs.toFixed(3)} |`);
+      `${r.engineCpuMs.toFixed(3)} | ${r.totalCpuMs.toFixed(3)} | ${r.roundsPerSec.map((x) => x.toFixed(0)).join(', ')} |`);
   }
   o.log(`\nnoshell / best Nagios: ${(ours.checksPerSec / best.checksPerSec).toFixed(2)}× checks/s; ` +
     `CPU-bound capacity (cores ÷ noshell's total CPU per check) ${capacity.toFixed(0)}/s, reached ${(100 * ours.checksPerSec / capacity).toFixed(0)} %`);

@@ -91,7 +91,11 @@ export const COMMANDS: CommandHelp[] = [
       ['  --plugin PATH', 'the plugin both run (default check_dummy 0 ok)'],
       ['-h, --help', 'this help'],
     ],
-    notes: [],
+    notes: [
+      'Results go to stdout, each once (for `noshell bench`, the text of results.md); progress to stderr:',
+      'one line rewritten in place on a terminal, one plain line per table or round otherwise.',
+      'The full matrix takes ~5.5 min on 2 cores; --quick ~30 s.',
+    ],
   },
   {
     name: 'gearman-worker',

@@ -34,7 +34,7 @@ async function bench(rest: string[]): Promise<number> {
     else if (rest[i] === '--seconds' && Number(rest[i + 1]) > 0) seconds = Number(rest[++i]);
     else throw new TypeError(`noshell bench: unknown argument ${JSON.stringify(rest[i])}\nusage: ${usageOf('bench')}`);
   }
-  await runBench({ quick, ...definedFields({ seconds, outDir }), log: (line) => out(`${line}\n`) });
+  await runBench({ quick, ...definedFields({ seconds, outDir }), out });
   return 0;
 }
 
