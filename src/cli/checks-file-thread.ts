@@ -18,8 +18,10 @@ export function loadChecksFileOffThread(file: string): Promise<ChecksFile> {
   if (!existsSync(WORKER)) return Promise.resolve().then(() => loadChecksFile(file));
   return new Promise((resolve, reject) => {
     let answered = false;
-    // The file's size is capped (16 MiB JSON, 4 MiB YAML); its parse tree needs more than the default young space.
-    const worker = new Worker(WORKER, { workerData: { file }, stdout: false, stderr: false });
+    // The file's size is capped (16 MiB JSON, 4 MiB YAML): its parse and definitions need a few
+    // hundred MB at most. A bound on the thread's heap makes anything past that a failed reload
+    // (ERR_WORKER_OUT_OF_MEMORY) rather than the whole process's memory.
+    const worker = new Worker(WORKER, { workerData: { file }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
     worker.unref();
     worker.once('message', (a: Answer) => {
       answered = true;
