@@ -24,17 +24,20 @@ function escapeHelp(v: string): string {
   return v.replace(/[\\\n]/g, (c) => (c === '\n' ? '\\n' : '\\\\'));
 }
 
-// Rendered label sets, by the object: perfdata label objects outlive a scrape.
+function labelText(labels: Readonly<Record<string, string>>): string {
+  let text = '';
+  for (const k in labels) text += `${text === '' ? '{' : ','}${k}="${escapeLabelValue(labels[k])}"`;
+  return text === '' ? text : `${text}}`;
+}
+
+// Rendered label sets, by the object, for renders from scratch: perfdata
+// label objects outlive a scrape. Kept pieces need no such cache (a WeakMap
+// entry per label set of 100,000 checks cost more in GC than it saved).
 const rendered = new WeakMap<object, string>();
 
 function renderLabels(labels: Readonly<Record<string, string>>): string {
   let text = rendered.get(labels);
-  if (text === undefined) {
-    text = '';
-    for (const k in labels) text += `${text === '' ? '{' : ','}${k}="${escapeLabelValue(labels[k])}"`;
-    if (text !== '') text += '}';
-    rendered.set(labels, text);
-  }
+  if (text === undefined) rendered.set(labels, (text = labelText(labels)));
   return text;
 }
 
@@ -43,11 +46,25 @@ export function familyHeader(f: MetricFamily): string {
   return `# HELP ${f.name} ${escapeHelp(f.help)}\n# TYPE ${f.name} ${f.type}\n`;
 }
 
-/** A family's sample lines for `snap`, each ending in a line feed ('' for none). */
+/**
+ * A family's sample lines for `snap`, each ending in a line feed ('' for
+ * none), as one flat string: a scrape that joins 100,000s of kept ropes
+ * walks each of them again (6.7 s of 8 for 20,000 checks).
+ */
 export function sampleLines(f: MetricFamily, snap: Snapshot): string {
-  let text = '';
-  for (const s of f.samples(snap)) text += `${f.name}${s.suffix ?? ''}${renderLabels(s.labels)} ${num(s.value)}\n`;
-  return text;
+  const lines: string[] = [];
+  for (const s of f.samples(snap)) lines.push(`${f.name}${s.suffix ?? ''}${labelText(s.labels)} ${num(s.value)}\n`);
+  return flatten(lines.join(''));
+}
+
+/**
+ * V8 keeps concatenations (template literals too) as ropes until something
+ * needs them flat; converting to a number flattens in place (pino's
+ * flatstr). Kept pieces are read at every scrape: flat once, not walked each time.
+ */
+function flatten(s: string): string {
+  void Number(s);
+  return s;
 }
 
 /** Every family of `snap`, rendered from scratch. */
