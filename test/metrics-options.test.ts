@@ -37,6 +37,9 @@ describe('metrics options', () => {
     expect(samples.filter((s) => !isPerf(s)).length).toBe(10);
     const off = scrape((s) => fleet(s), { perfdata: false }).filter(perCheck);
     expect(off.length).toBe(4 * 10);
+    const listed = scrape((s) => fleet(s), { perfdata: { checks: ['web-*', 'db1'], labels: ['rta', 'pl'] } });
+    expect(listed.filter((s) => s.labels.check === 'web-1').length).toBe(27);
+    expect(listed.filter((s) => s.labels.check === 'mail').length).toBe(10);
   });
 
   it('perfdata: false leaves out every perfdata series; the rest is unchanged', () => {
