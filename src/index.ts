@@ -25,8 +25,12 @@ export { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from './chec
 export { registerRunnerMetrics } from './metrics/runner-metrics';
 export type { RunnerMetrics, RunnerMetricsOptions } from './metrics/runner-metrics';
 export { createRunnerRegistry } from './metrics/runner-registry';
+export { createRunnerSource } from './metrics/runner-source';
+export { configureRunnerMetrics } from './check/metrics-state';
+export type { CheckMetricsOption, PerfdataOption, PerfdataSeriesOption } from './check/metrics-options';
+export type { MetricsChunksOptions } from './check/metrics';
 export { serveMetrics } from './metrics/metrics-server';
-export type { MetricsServer, ServeMetricsOptions } from './metrics/metrics-server';
+export type { MetricsServer, MetricsSource, ServeMetricsOptions } from './metrics/metrics-server';
 export { GearmanWorker } from './gearman/worker';
 export type { WorkerJobEvent } from './gearman/worker';
 export type { GearmanWorkerOptions } from './gearman/worker-options';

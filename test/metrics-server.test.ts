@@ -4,8 +4,12 @@
 import http from 'node:http';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CheckRunner, createRunnerRegistry, serveMetrics, type MetricsServer } from '../src/index';
-import { one, parseExposition } from './metrics-text';
+import { formatMetrics } from '../src/check/metrics';
+import { CheckRunner, createRunnerRegistry, createRunnerSource, serveMetrics, type MetricsServer } from '../src/index';
+import { bigSource } from './metrics-source';
+import { one, parseExposition, promtoolCheck, requirePeer } from './metrics-text';
+
+const havePromtool = requirePeer('promtool', 'prometheus');
 
 let server: MetricsServer | null = null;
 afterEach(async () => {
@@ -14,11 +18,23 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
-function get(url: string): Promise<{ status: number; body: string }> {
+// What Prometheus sends (2.x/3.x scrape manager).
+const PROMETHEUS_ACCEPT = 'application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
+
+interface Reply {
+  status: number;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+  /** 'data' events the body came in. */
+  parts: number;
+}
+
+function get(url: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => resolve({ status: res.statusCode!, body }));
+    http.get(url, { agent: false, headers: { accept: PROMETHEUS_ACCEPT, 'user-agent': 'Prometheus/3.0.0' } }, (res) => {
+      const parts: string[] = [];
+      res.setEncoding('utf8').on('data', (d: string) => parts.push(d))
+        .on('end', () => resolve({ status: res.statusCode!, body: parts.join(''), headers: res.headers, parts: parts.length }));
     }).on('error', reject);
   });
 }
@@ -76,7 +92,7 @@ describe('/metrics requests share renders', () => {
     expect(render).toHaveBeenCalledTimes(2);
     await new Promise((r) => setTimeout(r, 350));
     render.mockRejectedValueOnce(new Error('boom'));
-    expect(await get(server.url)).toEqual({ status: 500, body: 'boom\n' });
+    expect(await get(server.url)).toMatchObject({ status: 500, body: 'boom\n' });
     expect((await get(server.url)).status).toBe(200);
     expect(render).toHaveBeenCalledTimes(4);
   });
@@ -90,3 +106,57 @@ describe('/metrics requests share renders', () => {
     await expect(serveMetrics(registry, { port: 0, maxAgeMs: -1 })).rejects.toThrow(TypeError);
   });
 });
+
+describe('/metrics streams large scrapes', () => {
+  it('a 10,000-check scrape comes chunked, in slices, and the body is runner.metrics() after prom-client\'s default metrics', async () => {
+    const source = bigSource(10_000);
+    const served = createRunnerSource(source);
+    server = await serveMetrics(served, { port: 0 });
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 1);
+    const reply = await get(server.url);
+    clearInterval(ticker);
+    expect(reply.status).toBe(200);
+    expect(reply.headers['transfer-encoding']).toBe('chunked');
+    expect(reply.headers['content-length']).toBeUndefined();
+    expect(reply.headers['content-type']).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(reply.parts).toBeGreaterThan(10);
+    // The event loop ran timers while the scrape was rendered and sent.
+    expect(turns).toBeGreaterThan(5);
+    const text = formatMetrics(source);
+    expect(reply.body.endsWith(text)).toBe(true);
+    const defaults = reply.body.slice(0, reply.body.length - text.length);
+    expect(defaults).toContain('# TYPE process_cpu_user_seconds_total counter');
+    expect(defaults).not.toContain('noshell_');
+    expect(reply.body).toContain('\nnoshell_check_state{check="host-9999/ping"} 3\n');
+    // promtool lints prom-client's own nodejs_active_*_total gauges: the runner's part only.
+    if (havePromtool) expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
+  });
+
+  it('a running CheckRunner served through its metricsChunks(): the same body as runner.metrics()', async () => {
+    const runner = new CheckRunner();
+    for (let i = 0; i < 500; i++) runner.add({ id: `c${i}`, command: ['/bin/true'], interval: 60_000 });
+    const render = vi.fn(() => runner.metricsChunks({ chunkChars: 4096 }));
+    server = await serveMetrics({ contentType: 'text/plain; version=0.0.4; charset=utf-8', metrics: async () => runner.metrics(), chunks: render }, { port: 0 });
+    const replies = await Promise.all([get(server.url), get(server.url)]);
+    expect(render).toHaveBeenCalledTimes(1);
+    for (const r of replies) expect(r.body).toBe(runner.metrics());
+    expect(replies[0].parts).toBeGreaterThan(1);
+  });
+
+  it('a scraper that goes away mid-body does not stall the next scrape', async () => {
+    const source = bigSource(5000);
+    server = await serveMetrics(createRunnerSource(source), { port: 0, maxAgeMs: 0 });
+    await new Promise<void>((resolve) => {
+      http.get(server!.url, { agent: false }, (res) => {
+        res.once('data', () => {
+          res.destroy();
+          resolve();
+        });
+      });
+    });
+    const reply = await get(server.url);
+    expect(reply.body.endsWith(formatMetrics(source))).toBe(true);
+  });
+});
+

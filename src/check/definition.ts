@@ -2,6 +2,7 @@
 // results, stats, and the clock it schedules by.
 import type { ExecutorStats } from '../process/executor';
 import { describe } from '../validate';
+import { checkMetricsOption, type CheckMetricsOption } from './metrics-options';
 import type { CheckOptions, CheckResult, StateName } from './run-check';
 import type { Percentiles } from './stats';
 
@@ -14,6 +15,8 @@ export interface CheckDefinition extends CheckOptions {
   retryInterval?: number | undefined;
   /** Runs that must agree before a non-OK state is HARD (default 1: no retries). */
   maxAttempts?: number | undefined;
+  /** false: none of the check's noshell_check_* series; { perfdata: false }: all but its perfdata ones (default true). */
+  metrics?: CheckMetricsOption | undefined;
 }
 
 export interface Clock {
@@ -67,7 +70,7 @@ export const systemClock: Clock = {
   clearTimer: (h) => clearTimeout(h as NodeJS.Timeout),
 };
 
-const defKeys = new Set(['id', 'command', 'interval', 'retryInterval', 'maxAttempts']);
+const defKeys = new Set(['id', 'command', 'interval', 'retryInterval', 'maxAttempts', 'metrics']);
 
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -92,6 +95,7 @@ export function checkDefinition(def: CheckDefinition, defaults: CheckOptions): {
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new TypeError(`maxAttempts of ${def.id} must be a positive integer, got ${describe(def.maxAttempts)}`);
   }
+  checkMetricsOption(def.metrics, def.id);
   const options: Record<string, unknown> = { ...defaults };
   // An option the definition leaves undefined keeps the runner's (issue 17).
   for (const [k, v] of Object.entries(def)) if (!defKeys.has(k) && v !== undefined) options[k] = v;

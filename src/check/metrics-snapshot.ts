@@ -1,8 +1,9 @@
-// One scrape's view of a runner: its stats and every check's status with the
-// perfdata series it may expose. Metric families are functions of it, so the
-// text renderer and a prom-client registry give the same samples.
+// One scrape's view of a runner: its stats and every exposed check's status
+// with the perfdata series it may expose. Metric families are functions of
+// it, so the text renderer and a prom-client registry give the same samples.
 import type { CheckStatus } from './check-status';
 import type { RunnerStats } from './definition';
+import { checkExposure, EXPOSE_ALL, type PerfdataExposure } from './metrics-options';
 import type { PerfdataLimit } from './perfdata-limit';
 
 /** What metrics need from a CheckRunner. */
@@ -13,7 +14,8 @@ export interface MetricsSource {
 
 export interface CheckSnapshot {
   status: CheckStatus;
-  perf: ReturnType<PerfdataLimit['read']>;
+  /** null: the check's perfdata series are off. */
+  perf: ReturnType<PerfdataLimit['read']> | null;
 }
 
 export interface Snapshot {
@@ -39,13 +41,24 @@ export interface MetricFamily {
   samples(s: Snapshot): Sample[];
 }
 
-export function takeSnapshot(source: MetricsSource, limit: PerfdataLimit): Snapshot {
+/** A check as its series see it, or null when it exposes none. */
+export function exposeCheck(status: CheckStatus, limit: PerfdataLimit, exposure: PerfdataExposure): CheckSnapshot | null {
+  const e = checkExposure(status, exposure);
+  if (!e.series) return null;
+  if (!e.perfdata) return { status, perf: null };
+  const perf = limit.read(status);
+  if (exposure.allLabels) return { status, perf };
+  return { status, perf: { ...perf, series: perf.series.filter((p) => exposure.labels(p.label)) } };
+}
+
+export function takeSnapshot(source: MetricsSource, limit: PerfdataLimit, exposure: PerfdataExposure = EXPOSE_ALL): Snapshot {
   const statuses = source.checkStatus();
   // Series of a removed check disappear, and so does what the cap held for it.
   limit.retain(new Set(statuses.map((s) => s.id)));
-  return {
-    stats: source.stats(),
-    checks: statuses.map((status) => ({ status, perf: limit.read(status) })),
-    perfdataLimit: limit.limit,
-  };
+  const checks: CheckSnapshot[] = [];
+  for (const status of statuses) {
+    const c = exposeCheck(status, limit, exposure);
+    if (c !== null) checks.push(c);
+  }
+  return { stats: source.stats(), checks, perfdataLimit: limit.limit };
 }

@@ -1,58 +1,93 @@
 // A runner's series in the Prometheus text exposition format (version 0.0.4),
-// rendered synchronously: CheckRunner.metrics() has always returned a string.
+// assembled family by family from each check's kept pieces (check-pieces.ts)
+// and the runner's aggregate families, rendered each time (they are few).
+// formatMetrics is synchronous: CheckRunner.metrics() has always returned a
+// string. metricsChunks gives the same text in slices that leave the event
+// loop free between them: at 100,000 checks a scrape is ~150 MB of text, and
+// a synchronous render froze check scheduling for seconds (issue 19).
 // prom-client renders the same families (src/metrics/runner-metrics.ts).
-import { checkFamilies } from './check-families';
-import { perfdataLimitOf } from './perfdata-limit';
-import { perfdataFamilies } from './perfdata-families';
-import { runnerFamilies } from './runner-families';
-import { takeSnapshot, type MetricFamily, type MetricsSource, type Snapshot } from './metrics-snapshot';
+import { beginScrape, perCheckFamilies, piecesOf, type Scrape } from './check-pieces';
+import { allFamilies, isPerCheck } from './families';
+import type { CheckStatus } from './check-status';
+import type { MetricsSource } from './metrics-snapshot';
+import { metricsStateOf, type CheckPieces } from './metrics-state';
+import { familyHeader, sampleLines } from './metrics-text';
 
-export const allFamilies: readonly MetricFamily[] = [...runnerFamilies, ...checkFamilies, ...perfdataFamilies];
+export { allFamilies } from './families';
+export { escapeLabelValue, renderFamilies } from './metrics-text';
 
-function num(v: number): string {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return '+Inf';
-  if (v === -Infinity) return '-Inf';
-  return String(v);
-}
+const perCheckIndex = new Map(perCheckFamilies.map((f, i) => [f, i]));
 
-// Check ids and perfdata labels are the user's: any text, so escaped as the
-// format says (backslash, double quote, line feed; HELP only the first and last).
-const NEEDS_ESCAPE = /[\\"\n]/;
-
-export function escapeLabelValue(v: string): string {
-  if (!NEEDS_ESCAPE.test(v)) return v;
-  return v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
-}
-
-function escapeHelp(v: string): string {
-  return v.replace(/[\\\n]/g, (c) => (c === '\n' ? '\\n' : '\\\\'));
-}
-
-// Rendered label sets, by the object: perfdata label objects outlive a scrape.
-const rendered = new WeakMap<object, string>();
-
-function renderLabels(labels: Readonly<Record<string, string>>): string {
-  let text = rendered.get(labels);
-  if (text === undefined) {
-    text = '';
-    for (const k in labels) text += `${text === '' ? '{' : ','}${k}="${escapeLabelValue(labels[k])}"`;
-    if (text !== '') text += '}';
-    rendered.set(labels, text);
-  }
-  return text;
-}
-
-export function renderFamilies(families: readonly MetricFamily[], snap: Snapshot): string {
-  const out: string[] = [];
-  for (const f of families) {
-    out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
-    for (const s of f.samples(snap)) out.push(`${f.name}${s.suffix ?? ''}${renderLabels(s.labels)} ${num(s.value)}`);
-  }
-  return `${out.join('\n')}\n`;
+function start(source: MetricsSource): { scrape: Scrape; statuses: CheckStatus[] } {
+  const statuses = source.checkStatus();
+  return { scrape: beginScrape(metricsStateOf(source), source.stats()), statuses };
 }
 
 /** Every series of a runner, aggregate and per check. */
-export function formatMetrics(runner: MetricsSource): string {
-  return renderFamilies(allFamilies, takeSnapshot(runner, perfdataLimitOf(runner)));
+export function formatMetrics(source: MetricsSource): string {
+  const { scrape, statuses } = start(source);
+  const pieces = statuses.map((s) => piecesOf(scrape, s));
+  scrape.state.sweep(scrape.number);
+  const out: string[] = [];
+  for (const f of allFamilies) {
+    out.push(familyHeader(f));
+    const k = perCheckIndex.get(f);
+    if (k === undefined) out.push(sampleLines(f, scrape.snap));
+    else for (const p of pieces) if (p.text[k] !== '') out.push(p.text[k]);
+  }
+  return out.join('');
+}
+
+export interface MetricsChunksOptions {
+  /** Longest stretch of work between two yields to the event loop, ms (default 5). */
+  sliceMs?: number | undefined;
+  /** Text per chunk, UTF-16 units, about (default 256 Ki). */
+  chunkChars?: number | undefined;
+}
+
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The text of formatMetrics(source), in chunks; between slices of at most
+ * about `sliceMs` of work it waits for the event loop's next turn (timers,
+ * I/O and results go first). The runner's aggregate series and the list of
+ * checks are taken at the start; a check whose result comes during the
+ * scrape may show it.
+ */
+export async function* metricsChunks(source: MetricsSource, options: MetricsChunksOptions = {}): AsyncGenerator<string, void, undefined> {
+  const sliceMs = options.sliceMs ?? 5;
+  const chunkChars = options.chunkChars ?? 256 * 1024;
+  const { scrape, statuses } = start(source);
+  let sliceStart = performance.now();
+  const due = () => performance.now() - sliceStart >= sliceMs;
+  const pause = async () => {
+    await yieldToLoop();
+    sliceStart = performance.now();
+  };
+  // Aggregate families as they are now, beside the list of checks.
+  const global = new Map(allFamilies.filter((f) => !isPerCheck(f)).map((f) => [f, sampleLines(f, scrape.snap)]));
+  const pieces = new Array<CheckPieces>(statuses.length);
+  for (let i = 0; i < statuses.length; i++) {
+    pieces[i] = piecesOf(scrape, statuses[i]);
+    if ((i & 63) === 63 && due()) await pause();
+  }
+  scrape.state.sweep(scrape.number);
+  let chunk = '';
+  for (const f of allFamilies) {
+    chunk += familyHeader(f);
+    const k = perCheckIndex.get(f);
+    if (k === undefined) {
+      chunk += global.get(f)!;
+      continue;
+    }
+    for (let i = 0; i < pieces.length; i++) {
+      chunk += pieces[i].text[k];
+      if (chunk.length >= chunkChars) {
+        yield chunk;
+        chunk = '';
+      }
+      if ((i & 1023) === 1023 && due()) await pause();
+    }
+  }
+  if (chunk !== '') yield chunk;
 }

@@ -3,11 +3,15 @@
 // plugin's own), and its thresholds, min and max as series of their own.
 // A 'c' item is a counter the plugin keeps: rate() it; it stays a gauge here
 // because the plugin, not us, decides when it resets.
-import type { MetricFamily, Sample } from './metrics-snapshot';
+import type { CheckSnapshot, MetricFamily, Sample } from './metrics-snapshot';
 import type { PerfSeries } from './perfdata-limit';
 import type { ThresholdRange } from './range';
 
 const LABELS = ['check', 'label', 'uom'] as const;
+
+type WithPerf = CheckSnapshot & { perf: NonNullable<CheckSnapshot['perf']> };
+/** Checks whose perfdata series are on. */
+const withPerf = (checks: readonly CheckSnapshot[]): WithPerf[] => checks.filter((c): c is WithPerf => c.perf !== null);
 
 function itemFamily(name: string, help: string, read: (p: PerfSeries) => number | undefined): MetricFamily {
   return {
@@ -15,6 +19,7 @@ function itemFamily(name: string, help: string, read: (p: PerfSeries) => number 
     samples: (snap) => {
       const out: Sample[] = [];
       for (const c of snap.checks) {
+        if (c.perf === null) continue;
         for (const p of c.perf.series) {
           const value = read(p);
           if (value !== undefined) out.push({ labels: p.labels, value });
@@ -43,6 +48,7 @@ function thresholdFamily(name: string, help: string, read: (p: PerfSeries) => Th
     samples: (snap) => {
       const out: Sample[] = [];
       for (const c of snap.checks) {
+        if (c.perf === null) continue;
         for (const p of c.perf.series) {
           const r = read(p);
           if (r === undefined) continue;
@@ -66,7 +72,7 @@ export const perfdataFamilies: readonly MetricFamily[] = [
   {
     name: 'noshell_check_perfdata_label_sets', help: 'Perfdata label sets (label and unit) the check holds; at most the limit.',
     type: 'gauge', labelNames: ['check'],
-    samples: (s) => s.checks.map((c) => ({ labels: { check: c.status.id }, value: c.perf.labelSets })),
+    samples: (s) => withPerf(s.checks).map((c) => ({ labels: { check: c.status.id }, value: c.perf.labelSets })),
   },
   {
     name: 'noshell_check_perfdata_label_sets_limit', help: 'Perfdata label sets a check may hold; new ones past it are dropped.',
@@ -76,7 +82,7 @@ export const perfdataFamilies: readonly MetricFamily[] = [
     name: 'noshell_check_perfdata_dropped_total',
     help: 'Perfdata items of scraped results left out: reason="limit" (the check held the limit of label sets), "duplicate" (label and unit repeated in one output), "too_long" (label or unit over the byte limit).',
     type: 'counter', labelNames: ['check', 'reason'],
-    samples: (s) => s.checks.flatMap((c) => [
+    samples: (s) => withPerf(s.checks).flatMap((c) => [
       { labels: { check: c.status.id, reason: 'limit' }, value: c.perf.dropped.limit },
       { labels: { check: c.status.id, reason: 'duplicate' }, value: c.perf.dropped.duplicate },
       { labels: { check: c.status.id, reason: 'too_long' }, value: c.perf.dropped.tooLong },

@@ -8,7 +8,7 @@ import { describe } from '../validate';
 import type { CheckStatus } from './check-status';
 import { Fifo } from './fifo';
 import { MinHeap } from './heap';
-import { formatMetrics } from './metrics';
+import { formatMetrics, metricsChunks, type MetricsChunksOptions } from './metrics';
 import { runCheck, type CheckOptions, type CheckResult } from './run-check';
 import {
   checkDefinition, hashFraction, MAX_TIMER_MS, systemClock,
@@ -186,6 +186,11 @@ export class CheckRunner extends EventEmitter {
   /** stats() and every check's series in the Prometheus text exposition format. */
   metrics(): string {
     return formatMetrics(this);
+  }
+
+  /** metrics() in chunks, yielding to the event loop every few ms: for large runners (issue 19). */
+  metricsChunks(options?: MetricsChunksOptions): AsyncGenerator<string, void, undefined> {
+    return metricsChunks(this, options);
   }
 
   #scheduleFirst(entry: Entry, fraction: number): void {

@@ -56,6 +56,8 @@ const nameOrId = v.pipe(
 const text = (what: string) => v.string(what);
 const nonEmpty = (what: string) => v.pipe(v.string(what), v.minLength(1, what));
 
+const METRICS = 'true, false or { "perfdata": false }';
+
 /** Fields a check and `defaults` share. */
 const optionFields = {
   interval: v.optional(duration(1)),
@@ -71,6 +73,11 @@ const optionFields = {
   killSignal: v.optional(signal),
   user: v.optional(nameOrId),
   group: v.optional(nameOrId),
+  // false: none of the check's noshell_check_* series; { perfdata: false }: all but its perfdata ones.
+  metrics: v.optional(v.union([
+    v.boolean(),
+    v.strictObject({ perfdata: v.optional(v.boolean(METRICS)) }, METRICS),
+  ], METRICS)),
 };
 
 const COMMAND = 'a command string or a non-empty argv array of strings';

@@ -4,7 +4,7 @@ import { CheckRunner, type CheckRunResult } from '../check/runner';
 import { AppliedChecks } from './checks-reload';
 import { loadRunChecks, onReload } from './run-reload';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
-import { createRunnerRegistry } from '../metrics/runner-registry';
+import { createRunnerSource } from '../metrics/runner-source';
 import { usageOf } from './help';
 import { metricsListenError } from './metrics-listen-error';
 import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
@@ -77,7 +77,7 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
 
   let server: MetricsServer | undefined;
   if (port !== undefined) {
-    server = await serveMetrics(createRunnerRegistry(runner), { host, port }).catch((e: unknown) => {
+    server = await serveMetrics(createRunnerSource(runner), { host, port }).catch((e: unknown) => {
       stop.remove();
       reload.remove();
       throw metricsListenError('noshell run', host, port, e);

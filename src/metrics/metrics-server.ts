@@ -21,6 +21,8 @@ import type { AddressInfo } from 'node:net';
 export interface MetricsSource {
   readonly contentType: string;
   metrics(): Promise<string>;
+  /** The same text in chunks, rendered in slices (runnerMetricsSource): served chunked, never joined into one string. */
+  chunks?(): AsyncIterable<string>;
 }
 
 export interface MetricsServer {
@@ -51,6 +53,47 @@ function positive(value: number | undefined, name: string, dflt: number): number
   return value;
 }
 
+const WRITE_SLICE_MS = 5;
+
+async function renderChunks(source: MetricsSource): Promise<readonly string[]> {
+  if (source.chunks === undefined) return [await source.metrics()];
+  const body: string[] = [];
+  for await (const c of source.chunks()) body.push(c);
+  return body;
+}
+
+/**
+ * Chunked transfer, a chunk at a time as the socket takes them, with a turn
+ * of the event loop every few ms: a fast reader on loopback takes every write
+ * at once, and 50 MB written in one go blocked the loop for 70-270 ms. A
+ * client that goes away ends it.
+ */
+async function writeBody(res: http.ServerResponse, body: readonly string[]): Promise<void> {
+  if (body.length === 1) {
+    res.end(body[0]);
+    return;
+  }
+  let sliceStart = performance.now();
+  for (const chunk of body) {
+    if (res.destroyed) return;
+    if (performance.now() - sliceStart >= WRITE_SLICE_MS) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+      if (res.destroyed) return;
+    }
+    if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          res.off('drain', done).off('close', done);
+          resolve();
+        };
+        res.on('drain', done).on('close', done);
+      });
+    }
+  }
+  res.end();
+}
+
 export async function serveMetrics(registry: MetricsSource, options: ServeMetricsOptions): Promise<MetricsServer> {
   const host = options.host ?? '127.0.0.1';
   const maxAgeMs = options.maxAgeMs ?? 1000;
@@ -59,13 +102,13 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   const headersTimeout = positive(options.headersTimeoutMs, 'headersTimeoutMs', 5000);
   const requestTimeout = Math.max(headersTimeout, positive(options.requestTimeoutMs, 'requestTimeoutMs', 10_000));
   const keepAliveTimeout = positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5000);
-  let inFlight: Promise<string> | null = null;
-  let last: { body: string; startedAt: number } | null = null;
-  const render = (): Promise<string> => {
+  let inFlight: Promise<readonly string[]> | null = null;
+  let last: { body: readonly string[]; startedAt: number } | null = null;
+  const render = (): Promise<readonly string[]> => {
     if (last !== null && performance.now() - last.startedAt < maxAgeMs) return Promise.resolve(last.body);
     if (inFlight === null) {
       const startedAt = performance.now();
-      const p = registry.metrics();
+      const p = renderChunks(registry);
       inFlight = p;
       // A failed render is not kept: the next request tries again.
       p.then((body) => (last = { body, startedAt }), () => {}).finally(() => {
@@ -87,7 +130,11 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
       return;
     }
     render().then(
-      (body) => res.writeHead(200, { 'content-type': registry.contentType }).end(req.method === 'HEAD' ? undefined : body),
+      (body) => {
+        res.writeHead(200, { 'content-type': registry.contentType });
+        if (req.method === 'HEAD') res.end();
+        else void writeBody(res, body);
+      },
       (e: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${(e as Error).message}\n`),
     );
   });

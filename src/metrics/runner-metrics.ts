@@ -9,17 +9,12 @@
 // (check "a,label:b" + label "c" against check "a" + label "b,label:c"),
 // and one series would silently replace the other.
 import type { Counter, Gauge, Registry, Summary } from 'prom-client';
-import { allFamilies } from '../check/metrics';
-import { perfdataLimitOf } from '../check/perfdata-limit';
+import { allFamilies } from '../check/families';
+import { configureRunnerMetrics, metricsStateOf, type RunnerMetricsOptions } from '../check/metrics-state';
 import { takeSnapshot, type MetricFamily, type MetricsSource, type Snapshot } from '../check/metrics-snapshot';
 import { promClient } from './prom-client';
 
-export interface RunnerMetricsOptions {
-  /** Perfdata label sets each check may hold (default 100); shared with runner.metrics(). */
-  perfdataLimit?: number | undefined;
-  /** Longest perfdata label or unit exported, in UTF-8 bytes (default 256); longer items are counted as reason="too_long". */
-  perfdataLabelMaxBytes?: number | undefined;
-}
+export type { RunnerMetricsOptions } from '../check/metrics-state';
 
 export interface RunnerMetrics {
   /** The metric names registered. */
@@ -43,23 +38,17 @@ function makeMetric(f: MetricFamily, registry: Registry): AnyMetric {
  * registry must not hold these names yet (one runner per registry).
  */
 export function registerRunnerMetrics(runner: MetricsSource, registry: Registry, options: RunnerMetricsOptions = {}): RunnerMetrics {
-  const { perfdataLimit, perfdataLabelMaxBytes } = options;
-  if (perfdataLimit !== undefined && (!Number.isInteger(perfdataLimit) || perfdataLimit < 0)) {
-    throw new TypeError(`perfdataLimit must be a non-negative integer, got ${String(perfdataLimit)}`);
-  }
-  if (perfdataLabelMaxBytes !== undefined && (!Number.isInteger(perfdataLabelMaxBytes) || perfdataLabelMaxBytes < 1)) {
-    throw new TypeError(`perfdataLabelMaxBytes must be a positive integer, got ${String(perfdataLabelMaxBytes)}`);
-  }
   for (const f of allFamilies) {
     if (registry.getSingleMetric(f.name) !== undefined) throw new Error(`registerRunnerMetrics: ${f.name} is registered already`);
   }
-  const limit = perfdataLimitOf(runner, perfdataLimit, perfdataLabelMaxBytes);
+  configureRunnerMetrics(runner, options);
+  const state = metricsStateOf(runner);
   // registry.metrics() calls every get() in one synchronous pass: one
   // snapshot serves them all, dropped once that pass is over.
   let cached: Snapshot | null = null;
   const snapshot = (): Snapshot => {
     if (cached === null) {
-      cached = takeSnapshot(runner, limit);
+      cached = takeSnapshot(runner, state.limit, state.exposure);
       queueMicrotask(() => (cached = null));
     }
     return cached;

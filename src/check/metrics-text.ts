@@ -1,0 +1,78 @@
+// The Prometheus text exposition format (version 0.0.4): sample lines,
+// family headers, and a whole render from a snapshot. renderFamilies is the
+// from-scratch render; runner scrapes are assembled from per-check pieces
+// (metrics.ts) and must come out byte for byte the same.
+import type { MetricFamily, Snapshot } from './metrics-snapshot';
+
+function num(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return String(v);
+}
+
+// Check ids and perfdata labels are the user's: any text, so escaped as the
+// format says (backslash, double quote, line feed; HELP only the first and last).
+const NEEDS_ESCAPE = /[\\"\n]/;
+
+export function escapeLabelValue(v: string): string {
+  if (!NEEDS_ESCAPE.test(v)) return v;
+  return v.replace(/[\\"\n]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`));
+}
+
+function escapeHelp(v: string): string {
+  return v.replace(/[\\\n]/g, (c) => (c === '\n' ? '\\n' : '\\\\'));
+}
+
+function labelText(labels: Readonly<Record<string, string>>): string {
+  let text = '';
+  for (const k in labels) text += `${text === '' ? '{' : ','}${k}="${escapeLabelValue(labels[k])}"`;
+  return text === '' ? text : `${text}}`;
+}
+
+// Rendered label sets, by the object, for renders from scratch: perfdata
+// label objects outlive a scrape. Kept pieces need no such cache (a WeakMap
+// entry per label set of 100,000 checks cost more in GC than it saved).
+const rendered = new WeakMap<object, string>();
+
+function renderLabels(labels: Readonly<Record<string, string>>): string {
+  let text = rendered.get(labels);
+  if (text === undefined) rendered.set(labels, (text = labelText(labels)));
+  return text;
+}
+
+/** The # HELP and # TYPE lines of a family, each ending in a line feed. */
+export function familyHeader(f: MetricFamily): string {
+  return `# HELP ${f.name} ${escapeHelp(f.help)}\n# TYPE ${f.name} ${f.type}\n`;
+}
+
+/**
+ * A family's sample lines for `snap`, each ending in a line feed ('' for
+ * none), as one flat string: a scrape that joins 100,000s of kept ropes
+ * walks each of them again (6.7 s of 8 for 20,000 checks).
+ */
+export function sampleLines(f: MetricFamily, snap: Snapshot): string {
+  const lines: string[] = [];
+  for (const s of f.samples(snap)) lines.push(`${f.name}${s.suffix ?? ''}${labelText(s.labels)} ${num(s.value)}\n`);
+  return flatten(lines.join(''));
+}
+
+/**
+ * V8 keeps concatenations (template literals too) as ropes until something
+ * needs them flat; converting to a number flattens in place (pino's
+ * flatstr). Kept pieces are read at every scrape: flat once, not walked each time.
+ */
+function flatten(s: string): string {
+  void Number(s);
+  return s;
+}
+
+/** Every family of `snap`, rendered from scratch. */
+export function renderFamilies(families: readonly MetricFamily[], snap: Snapshot): string {
+  const out: string[] = [];
+  for (const f of families) {
+    out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
+    for (const s of f.samples(snap)) out.push(`${f.name}${s.suffix ?? ''}${renderLabels(s.labels)} ${num(s.value)}`);
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,125 @@
+// Scrapes assembled from kept per-check pieces (runner.metrics(),
+// metricsChunks) against a from-scratch render of the same state, byte for
+// byte, over random histories (issue 19).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
+import { perfdataExposure } from '../src/check/metrics-options';
+import { takeSnapshot } from '../src/check/metrics-snapshot';
+import { configureRunnerMetrics, metricsStateOf } from '../src/check/metrics-state';
+import { PerfdataLimit, perfdataLimitOf } from '../src/check/perfdata-limit';
+import type { PerfDatum } from '../src/check/perfdata';
+import { bigSource, FakeSource } from './metrics-source';
+import { promtoolCheck, requirePeer } from './metrics-text';
+
+const havePromtool = requirePeer('promtool', 'prometheus');
+
+async function joined(chunks: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const c of chunks) text += c;
+  return text;
+}
+
+const IDS = ['a', 'b', 'web-1', 'web-2', 'q"x', 'n\nl\\', 'ü 😀'];
+const LABELS = ['rta', 'pl', 'odd label', 'we"ird\\', 'x'.repeat(12), 'n\nl'];
+const range = fc.record({
+  start: fc.oneof(fc.constant(-Infinity), fc.constant(0), fc.double({ noNaN: true, min: -1e6, max: 1e6 })),
+  end: fc.oneof(fc.constant(Infinity), fc.double({ noNaN: true, min: -1e6, max: 1e6 })),
+  alertInside: fc.boolean(),
+});
+const datum: fc.Arbitrary<PerfDatum> = fc.record({
+  label: fc.oneof(fc.constantFrom(...LABELS), fc.nat(40).map((n) => `run_${n}`)),
+  value: fc.oneof(fc.constant(null), fc.double({ noDefaultInfinity: false })),
+  uom: fc.constantFrom('', 'ms', 'us', 'KB', 'c', '%', 'zz'),
+  warn: fc.option(range, { nil: undefined }),
+  crit: fc.option(range, { nil: undefined }),
+  min: fc.option(fc.double({ noNaN: true }), { nil: undefined }),
+  max: fc.option(fc.double({ noNaN: true }), { nil: undefined }),
+}, { requiredKeys: ['label', 'value', 'uom'] });
+const id = fc.constantFrom(...IDS);
+const metricsOption = fc.constantFrom(undefined, true, false, { perfdata: false }, { perfdata: true });
+const exposure = fc.constantFrom(undefined, true, false, { checks: ['web-*', 'a'] }, { labels: ['r*', 'pl', 'n\nl'] }, { checks: ['b'], labels: ['odd label'] });
+
+type Op =
+  | { op: 'define'; id: string; interval: number; metrics: (typeof metricsOption extends fc.Arbitrary<infer T> ? T : never) }
+  | { op: 'remove'; id: string }
+  | { op: 'running'; id: string; running: boolean }
+  | { op: 'result'; id: string; state: 0 | 1 | 2 | 3; perfdata: PerfDatum[] }
+  | { op: 'limit'; limit: number; maxBytes: number }
+  | { op: 'exposure'; perfdata: (typeof exposure extends fc.Arbitrary<infer T> ? T : never) }
+  | { op: 'scrape'; how: 'sync' | 'chunks' };
+
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant('define' as const), id, interval: fc.constantFrom(1000, 60_000, 1.5), metrics: metricsOption }),
+  fc.record({ op: fc.constant('remove' as const), id }),
+  fc.record({ op: fc.constant('running' as const), id, running: fc.boolean() }),
+  { arbitrary: fc.record({ op: fc.constant('result' as const), id, state: fc.constantFrom(0, 1, 2, 3) as fc.Arbitrary<0 | 1 | 2 | 3>, perfdata: fc.array(datum, { maxLength: 6 }) }), weight: 4 },
+  fc.record({ op: fc.constant('limit' as const), limit: fc.nat(6), maxBytes: fc.constantFrom(8, 256) }),
+  fc.record({ op: fc.constant('exposure' as const), perfdata: exposure }),
+  { arbitrary: fc.record({ op: fc.constant('scrape' as const), how: fc.constantFrom('sync' as const, 'chunks' as const) }), weight: 3 },
+);
+
+describe('scrapes from kept pieces', () => {
+  it('equal a from-scratch render byte for byte after any history of results, removals, re-adds, definition, cap and exposure changes', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 80, size: 'max' }), async (ops) => {
+      const source = new FakeSource();
+      // The reference: its own cap, offered the same results at the same scrapes.
+      const ref = new PerfdataLimit();
+      let refExposure = perfdataExposure(undefined);
+      for (const o of [...ops, { op: 'scrape', how: 'sync' } as const]) {
+        if (o.op === 'define') source.define(o.id, { interval: o.interval, metrics: o.metrics });
+        else if (o.op === 'remove') source.remove(o.id);
+        else if (o.op === 'running') source.setRunning(o.id, o.running);
+        else if (o.op === 'result') source.result(o.id, o.state, o.perfdata);
+        else if (o.op === 'limit') {
+          configureRunnerMetrics(source, { perfdataLimit: o.limit, perfdataLabelMaxBytes: o.maxBytes });
+          ref.limit = o.limit;
+          ref.maxLabelBytes = o.maxBytes;
+        } else if (o.op === 'exposure') {
+          configureRunnerMetrics(source, { perfdata: o.perfdata });
+          // Left out (undefined), the option keeps what was set.
+          if (o.perfdata !== undefined) refExposure = perfdataExposure(o.perfdata);
+        } else {
+          const got = o.how === 'sync' ? formatMetrics(source) : await joined(metricsChunks(source, { sliceMs: 0, chunkChars: 50 }));
+          const want = renderFamilies(allFamilies, takeSnapshot(source, ref, refExposure));
+          expect(got).toBe(want);
+        }
+      }
+    }), { numRuns: Number(process.env.NOSHELL_FUZZ_RUNS ?? 300) });
+  });
+
+  it('renders a check again only when something of it changed; removed checks are forgotten', () => {
+    const source = bigSource(50);
+    formatMetrics(source);
+    const state = metricsStateOf(source);
+    const before = new Map(state.pieces);
+    source.result('host-7/ping', 2, []);
+    source.setRunning('host-8/ping', true);
+    source.remove('host-9/ping');
+    formatMetrics(source);
+    const again = [...state.pieces].filter(([k, p]) => before.get(k) !== p).map(([k]) => k);
+    expect(again.sort()).toEqual(['host-7/ping', 'host-8/ping']);
+    expect(state.pieces.has('host-9/ping')).toBe(false);
+    expect(state.pieces.size).toBe(49);
+    expect(perfdataLimitOf(source).heldLabelChars()).toBeGreaterThan(0);
+  });
+
+  it('a sliced scrape yields to the event loop and gives the same text', async () => {
+    const source = bigSource(3000);
+    const whole = formatMetrics(source);
+    let turns = 0;
+    const timer = setInterval(() => turns++, 0);
+    const chunks: string[] = [];
+    for await (const c of metricsChunks(source, { sliceMs: 1 })) chunks.push(c);
+    clearInterval(timer);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.join('')).toBe(whole);
+    expect(turns).toBeGreaterThan(0);
+  });
+
+  it.runIf(havePromtool)('promtool accepts a 10,000-check scrape', () => {
+    const text = formatMetrics(bigSource(10_000));
+    expect(text.length).toBeGreaterThan(10_000 * 1000);
+    expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
+  });
+});
