@@ -1,0 +1,202 @@
+// One size of `noshell bench --scale`: a `noshell run` of N generated checks,
+// started, left to settle, scraped every 5 s for a while, then reloaded twice
+// (1 % and 10 % of the checks edited), then stopped. Every figure is read
+// from outside (stderr lines, result lines, /proc, the scrape's own timing)
+// except the loop blocks, which only the process can see (loop-delay-report.ts).
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { editChecks, initialChecks, intervalFor, writeChecksFile, type ScaleEdit } from './scale-checks';
+import { ScaleProcess, type TimedResult, type TimedWindow } from './scale-process';
+import { scrape, type Scrape } from './scale-scrape';
+
+export const WINDOW_MS = 100;
+export const SCRAPE_EVERY_MS = 5000;
+const WARMUP_MS = 3000;
+const SETTLE_MS = 2000;
+const START_TIMEOUT_MS = 180_000;
+const RELOAD_TIMEOUT_MS = 120_000;
+const SCRAPE_TIMEOUT_MS = 60_000;
+
+export interface Latency {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  n: number;
+}
+
+export interface ReloadFigures {
+  share: number;
+  expected: ScaleEdit;
+  /** What noshell's "reloaded" line counted; null when it did not come. */
+  counted: ScaleEdit | null;
+  /** SIGHUP to the "reloaded" line; null when it did not come in time. */
+  wallMs: number | null;
+  blockMs: number;
+  /** Checks due between the SIGHUP and the "reloaded" line. */
+  latency: Latency;
+  error: string | null;
+}
+
+export interface ScaleRow {
+  checks: number;
+  intervalMs: number;
+  /** Spawn to the "N checks from" line (the runner started). */
+  startMs: number;
+  rssMiB: number;
+  peakRssMiB: number;
+  /** Above a noshell run of one check. */
+  rssPerCheckKiB: number;
+  heapMiB: number;
+  heapPerCheckKiB: number;
+  scrapes: Scrape[];
+  scrapeMedianMs: number;
+  scrapeMaxMs: number;
+  scrapeMiB: number;
+  /** The longest loop block in windows ending during a scrape, and in the rest of the scraped period. */
+  scrapeBlockMs: number;
+  otherBlockMs: number;
+  /** Checks due in the scraped period. */
+  latency: Latency;
+  reloads: ReloadFigures[];
+}
+
+export interface Baseline {
+  rssKiB: number;
+  heapBytes: number;
+}
+
+export interface ScaleRunOptions {
+  cli: string;
+  rate: number;
+  steadyMs: number;
+  shares: number[];
+  /** Called as each phase begins: "start", "scraped", "reload 1 %". */
+  phase: (name: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function pct(sorted: number[], p: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export function latencyOf(results: readonly TimedResult[], from: number, to: number): Latency {
+  const xs = results.filter((r) => r.scheduledAt >= from && r.scheduledAt <= to).map((r) => r.latencyMs).sort((a, b) => a - b);
+  return { p50Ms: pct(xs, 50), p99Ms: pct(xs, 99), maxMs: xs.length === 0 ? NaN : xs[xs.length - 1], n: xs.length };
+}
+
+/** The longest block counted in a window that ends in [from, to + one window]. */
+function blockIn(windows: readonly TimedWindow[], from: number, to: number): number {
+  let max = 0;
+  for (const w of windows) if (w.at >= from && w.at <= to + w.windowMs) max = Math.max(max, w.maxMs);
+  return max;
+}
+
+/** "noshell run: reloaded F: 3 added (…), 3 removed (…), 24 changed (…), 970 unchanged": the counts, or null. */
+export function reloadCounts(line: string): ScaleEdit | null {
+  const count = (m: RegExpExecArray | null) => (m === null ? NaN : Number(m[1]));
+  const e = {
+    added: count(/[ ,:](\d+) added\b/.exec(line)), removed: count(/[ ,:](\d+) removed\b/.exec(line)),
+    changed: count(/[ ,:](\d+) changed\b/.exec(line)),
+  };
+  return Object.values(e).some(Number.isNaN) ? null : e;
+}
+
+function tempDir(): string {
+  return mkdtempSync(path.join(os.tmpdir(), 'noshell-bench-scale-'));
+}
+
+/** RSS and heap of a noshell run of one check, a second after its start. */
+export async function measureBaseline(cli: string): Promise<Baseline> {
+  const dir = tempDir();
+  const file = path.join(dir, 'checks.json');
+  writeChecksFile(file, initialChecks(1), 60_000);
+  const p = new ScaleProcess(cli, file, WINDOW_MS);
+  try {
+    await p.waitLine((l) => l.includes(' checks from '), START_TIMEOUT_MS, 'start');
+    await sleep(1000);
+    return { rssKiB: p.memory().rssKiB, heapBytes: p.heapUsed() };
+  } finally {
+    await p.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function reloadOnce(p: ScaleProcess, o: { file: string; share: number; expected: ScaleEdit }): Promise<ReloadFigures> {
+  const from = Date.now();
+  const reloaded = p.waitLine((l) => l.startsWith('noshell run: reloaded ') || l.startsWith('noshell run: reload of '), RELOAD_TIMEOUT_MS, 'reload');
+  p.child.kill('SIGHUP');
+  try {
+    const line = await reloaded;
+    const counted = reloadCounts(line.text);
+    return {
+      share: o.share, expected: o.expected, counted, wallMs: line.at - from, blockMs: blockIn(p.windows, from, line.at),
+      latency: latencyOf(p.results, from, line.at), error: counted === null ? line.text : null,
+    };
+  } catch (e) {
+    const now = Date.now();
+    return {
+      share: o.share, expected: o.expected, counted: null, wallMs: null, blockMs: blockIn(p.windows, from, now),
+      latency: latencyOf(p.results, from, now), error: (e as Error).message,
+    };
+  }
+}
+
+export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions): Promise<ScaleRow> {
+  const dir = tempDir();
+  const file = path.join(dir, 'checks.json');
+  const intervalMs = intervalFor(n, o.rate);
+  let checks = initialChecks(n);
+  writeChecksFile(file, checks, intervalMs);
+  o.phase('start');
+  const p = new ScaleProcess(o.cli, file, WINDOW_MS);
+  try {
+    const metrics = p.waitLine((l) => l.startsWith('noshell run: metrics on '), START_TIMEOUT_MS, 'metrics address');
+    const started = await p.waitLine((l) => l.includes(' checks from '), START_TIMEOUT_MS, 'start');
+    const startMs = started.at - p.spawnedAt;
+    const url = (await metrics).text.slice('noshell run: metrics on '.length).trim();
+    await sleep(WARMUP_MS);
+
+    o.phase('scraped');
+    const from = Date.now();
+    const scrapes: Scrape[] = [];
+    for (let k = 0; k * SCRAPE_EVERY_MS < o.steadyMs; k++) {
+      await sleep(Math.max(0, from + k * SCRAPE_EVERY_MS - Date.now()));
+      scrapes.push(await scrape(url, SCRAPE_TIMEOUT_MS));
+    }
+    await sleep(Math.max(0, from + o.steadyMs - Date.now()));
+    const to = Date.now();
+    const mem = p.memory();
+    const heap = p.heapUsed();
+
+    const reloads: ReloadFigures[] = [];
+    for (const share of o.shares) {
+      o.phase(`reload ${share * 100} %`);
+      // After a reload that never finished the process is still busy with it: the next would only queue.
+      if (reloads.some((r) => r.wallMs === null)) break;
+      const next = editChecks(checks, share, `r${reloads.length + 1}`);
+      checks = next.checks;
+      writeChecksFile(file, checks, intervalMs);
+      reloads.push(await reloadOnce(p, { file, share, expected: next.edit }));
+      await sleep(SETTLE_MS);
+    }
+    await p.stop();
+
+    const ok = scrapes.filter((s) => s.error === null);
+    const times = ok.map((s) => s.ms).sort((a, b) => a - b);
+    const during = (w: TimedWindow) => scrapes.some((s) => w.at >= s.startAt && w.at <= s.endAt + w.windowMs);
+    return {
+      checks: n, intervalMs, startMs, rssMiB: mem.rssKiB / 1024, peakRssMiB: mem.hwmKiB / 1024,
+      rssPerCheckKiB: (mem.rssKiB - base.rssKiB) / n, heapMiB: heap / 2 ** 20, heapPerCheckKiB: (heap - base.heapBytes) / 1024 / n,
+      scrapes, scrapeMedianMs: times.length === 0 ? NaN : times[(times.length - 1) >> 1], scrapeMaxMs: times.at(-1) ?? NaN,
+      scrapeMiB: (ok.at(-1)?.bytes ?? NaN) / 2 ** 20,
+      scrapeBlockMs: Math.max(0, ...scrapes.map((s) => blockIn(p.windows, s.startAt, s.endAt))),
+      otherBlockMs: Math.max(0, ...p.windows.filter((w) => w.at >= from && w.at <= to && !during(w)).map((w) => w.maxMs)),
+      latency: latencyOf(p.results, from, to), reloads,
+    };
+  } finally {
+    await p.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
