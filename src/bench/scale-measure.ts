@@ -17,6 +17,7 @@ const SETTLE_MS = 2000;
 const START_TIMEOUT_MS = 180_000;
 const RELOAD_TIMEOUT_MS = 120_000;
 const SCRAPE_TIMEOUT_MS = 60_000;
+const DRAIN_TIMEOUT_MS = 60_000;
 
 export interface Latency {
   p50Ms: number;
@@ -59,6 +60,12 @@ export interface ScaleRow {
   /** Checks due in the scraped period. */
   latency: Latency;
   reloads: ReloadFigures[];
+  /**
+   * Whether every check due before the stop had started by then. Stopping
+   * drops the queued ones, and with them the latest starts: when false, the
+   * latencies are from those that did start, a lower bound.
+   */
+  drained: boolean;
 }
 
 export interface Baseline {
@@ -73,6 +80,8 @@ export interface ScaleRunOptions {
   shares: number[];
   /** Called as each phase begins: "start", "scraped", "reload 1 %". */
   phase: (name: string) => void;
+  /** Called with each noshell run started, and the directory of its checks file. */
+  spawned: (pid: number, checks: number, dir: string) => void;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -108,11 +117,12 @@ function tempDir(): string {
 }
 
 /** RSS and heap of a noshell run of one check, a second after its start. */
-export async function measureBaseline(cli: string): Promise<Baseline> {
+export async function measureBaseline(cli: string, spawned: ScaleRunOptions['spawned']): Promise<Baseline> {
   const dir = tempDir();
   const file = path.join(dir, 'checks.json');
   writeChecksFile(file, initialChecks(1), 60_000);
   const p = new ScaleProcess(cli, file, WINDOW_MS);
+  spawned(p.pid, 1, dir);
   try {
     await p.waitLine((l) => l.includes(' checks from '), START_TIMEOUT_MS, 'start');
     await sleep(1000);
@@ -151,6 +161,7 @@ export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions)
   writeChecksFile(file, checks, intervalMs);
   o.phase('start');
   const p = new ScaleProcess(o.cli, file, WINDOW_MS);
+  o.spawned(p.pid, n, dir);
   try {
     const metrics = p.waitLine((l) => l.startsWith('noshell run: metrics on '), START_TIMEOUT_MS, 'metrics address');
     const started = await p.waitLine((l) => l.includes(' checks from '), START_TIMEOUT_MS, 'start');
@@ -181,6 +192,11 @@ export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions)
       reloads.push(await reloadOnce(p, { file, share, expected: next.edit }));
       await sleep(SETTLE_MS);
     }
+    // Due checks start in due order: once one due after the last phase has
+    // started, every one due before it has. Only then is stopping harmless.
+    const last = Date.now();
+    while (p.lastScheduledAt <= last && Date.now() - last < DRAIN_TIMEOUT_MS) await sleep(100);
+    const drained = p.lastScheduledAt > last;
     await p.stop();
 
     const ok = scrapes.filter((s) => s.error === null);
@@ -192,8 +208,9 @@ export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions)
       scrapes, scrapeMedianMs: times.length === 0 ? NaN : times[(times.length - 1) >> 1], scrapeMaxMs: times.at(-1) ?? NaN,
       scrapeMiB: (ok.at(-1)?.bytes ?? NaN) / 2 ** 20,
       scrapeBlockMs: Math.max(0, ...scrapes.map((s) => blockIn(p.windows, s.startAt, s.endAt))),
-      otherBlockMs: Math.max(0, ...p.windows.filter((w) => w.at >= from && w.at <= to && !during(w)).map((w) => w.maxMs)),
-      latency: latencyOf(p.results, from, to), reloads,
+      // NaN when the scrapes took the whole period.
+      otherBlockMs: Math.max(-Infinity, ...p.windows.filter((w) => w.at >= from && w.at <= to && !during(w)).map((w) => w.maxMs)),
+      latency: latencyOf(p.results, from, to), reloads, drained,
     };
   } finally {
     await p.stop();

@@ -49,6 +49,8 @@ export class ScaleProcess {
   readonly windows: TimedWindow[] = [];
   readonly results: TimedResult[] = [];
   readonly lines: StderrLine[] = [];
+  /** The latest due time of a result seen (epoch ms): due checks start in that order. */
+  lastScheduledAt = -Infinity;
   /** Epoch ms, like the lines' `at`. */
   readonly spawnedAt = Date.now();
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -65,7 +67,9 @@ export class ScaleProcess {
     onLines(this.child.stdout!, (line) => {
       try {
         const r = JSON.parse(line) as { time: string; durationMs: number; latencyMs: number };
-        this.results.push({ scheduledAt: Date.parse(r.time) - r.durationMs - r.latencyMs, latencyMs: r.latencyMs });
+        const scheduledAt = Date.parse(r.time) - r.durationMs - r.latencyMs;
+        this.results.push({ scheduledAt, latencyMs: r.latencyMs });
+        if (scheduledAt > this.lastScheduledAt) this.lastScheduledAt = scheduledAt;
       } catch {
         // Not a result line: nothing to time.
       }

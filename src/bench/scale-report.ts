@@ -18,6 +18,11 @@ function triple(l: Latency): string {
   return l.n === 0 ? '- (none due)' : `${fmtMs(l.p50Ms)} / ${fmtMs(l.p99Ms)} / ${fmtMs(l.maxMs)}`;
 }
 
+/** What the tables' marks mean, for the lines under them. */
+export const SCALE_NOTES = 'Latency: of the checks due in the period, from their result lines (start less due time); ' +
+  '"≥": some due checks had not started 60 s after the last phase (the loop was that far behind), so these are the ones that did. ' +
+  'Blocks: the longest event-loop block noshell reported in a 100 ms window ending in the period; "-" in "otherwise": the scrapes took all of it.';
+
 export function formatScaleTable(rows: readonly ScaleRow[]): string {
   const head = ['checks', 'interval s', 'start s', 'RSS MiB (peak)', 'RSS KiB/check', 'heap MiB', 'heap KiB/check',
     'scrape s median / max', 'scrape MiB', 'longest block in a scrape ms', 'longest block otherwise ms',
@@ -28,7 +33,7 @@ export function formatScaleTable(rows: readonly ScaleRow[]): string {
     return line([
       r.checks.toLocaleString('en-US'), fixed(r.intervalMs / 1000, 1), sec(r.startMs), `${fixed(r.rssMiB, 0)} (${fixed(r.peakRssMiB, 0)})`,
       fixed(r.rssPerCheckKiB, 2), fixed(r.heapMiB, 0), fixed(r.heapPerCheckKiB, 2), scrapeCell, fixed(r.scrapeMiB, 1),
-      fmtMs(r.scrapeBlockMs), fmtMs(r.otherBlockMs), triple(r.latency), String(r.latency.n),
+      fmtMs(r.scrapeBlockMs), fmtMs(r.otherBlockMs), `${r.drained ? '' : '≥ '}${triple(r.latency)}`, String(r.latency.n),
     ]);
   });
   return [line(head), `|${head.map(() => '--:').join('|')}|`, ...body].join('\n');
@@ -42,7 +47,7 @@ export function formatReloadTable(rows: readonly ScaleRow[]): string {
     const counts = c === null ? `- (${x.error ?? 'no reload line'})` : `${c.added} / ${c.removed} / ${c.changed}`;
     return line([
       r.checks.toLocaleString('en-US'), `${x.share * 100} %`, counts, x.wallMs === null ? `> ${x.error ?? '?'}` : sec(x.wallMs),
-      fmtMs(x.blockMs), triple(x.latency), String(x.latency.n),
+      fmtMs(x.blockMs), `${r.drained ? '' : '≥ '}${triple(x.latency)}`, String(x.latency.n),
     ]);
   }));
   return [line(head), `|${head.map(() => '--:').join('|')}|`, ...body].join('\n');

@@ -11,7 +11,7 @@ import type { ScaleOptions } from './scale-args';
 import { CHECK_DUMMY } from './scale-checks';
 import { measureBaseline, measureSize, SCRAPE_EVERY_MS, WINDOW_MS, type ScaleRow } from './scale-measure';
 import { hasLoopDelayReport } from './scale-process';
-import { formatReloadTable, formatScaleTable } from './scale-report';
+import { formatReloadTable, formatScaleTable, SCALE_NOTES } from './scale-report';
 
 /** "popen-noshell 0.1.0, commit f3b19ba" for the package holding `cli`, as far as can be told. */
 function describeCli(cli: string): string {
@@ -43,9 +43,11 @@ export async function runScaleBench(o: ScaleOptions, log: (line: string) => void
   // A phase lasts seconds and more: keep the elapsed time moving (this process times nothing on its own loop).
   const refresh = setInterval(() => progress.refresh(), 1000).unref();
   const rows: ScaleRow[] = [];
+  // The pids and directories on stderr: whoever runs this can see that none is left behind.
+  const spawned = (pid: number, n: number, dir: string) => progress.note(`noshell run pid ${pid} (${n.toLocaleString('en-US')} checks in ${dir})`);
   try {
     progress.beginGroup('one check (the memory baseline)');
-    const base = await measureBaseline(o.cli);
+    const base = await measureBaseline(o.cli, spawned);
     progress.unitDone();
     progress.endGroup();
     for (const n of o.sizes) {
@@ -53,6 +55,7 @@ export async function runScaleBench(o: ScaleOptions, log: (line: string) => void
       let first = true;
       rows.push(await measureSize(n, base, {
         ...o,
+        spawned,
         phase: (name) => {
           if (!first) progress.unitDone();
           first = false;
@@ -66,6 +69,6 @@ export async function runScaleBench(o: ScaleOptions, log: (line: string) => void
     clearInterval(refresh);
     progress.end();
   }
-  log(`\n${formatScaleTable(rows)}\n\n${formatReloadTable(rows)}`);
+  log(`\n${formatScaleTable(rows)}\n\n${formatReloadTable(rows)}\n\n${SCALE_NOTES}`);
   return rows;
 }
