@@ -70,7 +70,7 @@ describe.skipIf(!existsSync(CHECK_DUMMY))('noshell bench --scale', () => {
     }
 
     // The baseline run and the measured one, each gone.
-    const spawned = [...r.stderr.matchAll(/noshell run pid (\d+) \(\d+ checks in (\S+)\)/g)];
+    const spawned = [...r.stderr.matchAll(/noshell run pid (\d+) \(\d+ checks? in (\S+)\)/g)];
     expect(spawned, r.stderr).toHaveLength(2);
     for (const [, pid, dir] of spawned) {
       const cmdline = existsSync(`/proc/${pid}`) ? readFileSync(`/proc/${pid}/cmdline`, 'utf8') : '';

@@ -44,7 +44,7 @@ export async function runScaleBench(o: ScaleOptions, log: (line: string) => void
   const refresh = setInterval(() => progress.refresh(), 1000).unref();
   const rows: ScaleRow[] = [];
   // The pids and directories on stderr: whoever runs this can see that none is left behind.
-  const spawned = (pid: number, n: number, dir: string) => progress.note(`noshell run pid ${pid} (${n.toLocaleString('en-US')} checks in ${dir})`);
+  const spawned = (pid: number, n: number, dir: string) => progress.note(`noshell run pid ${pid} (${n.toLocaleString('en-US')} check${n === 1 ? '' : 's'} in ${dir})`);
   try {
     progress.beginGroup('one check (the memory baseline)');
     const base = await measureBaseline(o.cli, spawned);
