@@ -34,6 +34,8 @@ export interface ReloadFigures {
   /** SIGHUP to the "reloaded" line; null when it did not come in time. */
   wallMs: number | null;
   blockMs: number;
+  /** The loop reported nothing after the reload began: blocked for blockMs at least. */
+  blockAtLeast: boolean;
   /** Checks due between the SIGHUP and the "reloaded" line. */
   latency: Latency;
   error: string | null;
@@ -133,24 +135,43 @@ export async function measureBaseline(cli: string, spawned: ScaleRunOptions['spa
   }
 }
 
-async function reloadOnce(p: ScaleProcess, o: { file: string; share: number; expected: ScaleEdit }): Promise<ReloadFigures> {
+interface ReloadSpan {
+  share: number;
+  expected: ScaleEdit;
+  counted: ScaleEdit | null;
+  from: number;
+  /** When the "reloaded" line came; null when it did not. */
+  to: number | null;
+  error: string | null;
+}
+
+async function reloadOnce(p: ScaleProcess, o: { share: number; expected: ScaleEdit }): Promise<ReloadSpan> {
   const from = Date.now();
   const reloaded = p.waitLine((l) => l.startsWith('noshell run: reloaded ') || l.startsWith('noshell run: reload of '), RELOAD_TIMEOUT_MS, 'reload');
   p.child.kill('SIGHUP');
   try {
     const line = await reloaded;
     const counted = reloadCounts(line.text);
-    return {
-      share: o.share, expected: o.expected, counted, wallMs: line.at - from, blockMs: blockIn(p.windows, from, line.at),
-      latency: latencyOf(p.results, from, line.at), error: counted === null ? line.text : null,
-    };
+    return { ...o, counted, from, to: line.at, error: counted === null ? line.text : null };
   } catch (e) {
-    const now = Date.now();
-    return {
-      share: o.share, expected: o.expected, counted: null, wallMs: null, blockMs: blockIn(p.windows, from, now),
-      latency: latencyOf(p.results, from, now), error: (e as Error).message,
-    };
+    return { ...o, counted: null, from, to: null, error: (e as Error).message.replace('noshell bench --scale: ', '') };
   }
+}
+
+/**
+ * A reload's figures, read once everything it caused has been reported (the
+ * window a block ends in comes after the block, a due check's result after
+ * its run). One that never finished ran until `stoppedAt`; with no window at
+ * all since it began, the loop was blocked all that time.
+ */
+function reloadFigures(p: ScaleProcess, r: ReloadSpan, stoppedAt: number): ReloadFigures {
+  const to = r.to ?? stoppedAt;
+  const silent = r.to === null && !p.windows.some((w) => w.at > r.from);
+  return {
+    share: r.share, expected: r.expected, counted: r.counted, wallMs: r.to === null ? null : r.to - r.from,
+    blockMs: silent ? stoppedAt - r.from : blockIn(p.windows, r.from, to), blockAtLeast: silent,
+    latency: latencyOf(p.results, r.from, to), error: r.error,
+  };
 }
 
 export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions): Promise<ScaleRow> {
@@ -181,15 +202,15 @@ export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions)
     const mem = p.memory();
     const heap = p.heapUsed();
 
-    const reloads: ReloadFigures[] = [];
+    const reloads: ReloadSpan[] = [];
     for (const share of o.shares) {
       o.phase(`reload ${share * 100} %`);
       // After a reload that never finished the process is still busy with it: the next would only queue.
-      if (reloads.some((r) => r.wallMs === null)) break;
+      if (reloads.some((r) => r.to === null)) break;
       const next = editChecks(checks, share, `r${reloads.length + 1}`);
       checks = next.checks;
       writeChecksFile(file, checks, intervalMs);
-      reloads.push(await reloadOnce(p, { file, share, expected: next.edit }));
+      reloads.push(await reloadOnce(p, { share, expected: next.edit }));
       await sleep(SETTLE_MS);
     }
     // Due checks start in due order: once one due after the last phase has
@@ -198,6 +219,7 @@ export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions)
     while (p.lastScheduledAt <= last && Date.now() - last < DRAIN_TIMEOUT_MS) await sleep(100);
     const drained = p.lastScheduledAt > last;
     await p.stop();
+    const stoppedAt = Date.now();
 
     const ok = scrapes.filter((s) => s.error === null);
     const times = ok.map((s) => s.ms).sort((a, b) => a - b);
@@ -210,7 +232,7 @@ export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions)
       scrapeBlockMs: Math.max(0, ...scrapes.map((s) => blockIn(p.windows, s.startAt, s.endAt))),
       // NaN when the scrapes took the whole period.
       otherBlockMs: Math.max(-Infinity, ...p.windows.filter((w) => w.at >= from && w.at <= to && !during(w)).map((w) => w.maxMs)),
-      latency: latencyOf(p.results, from, to), reloads, drained,
+      latency: latencyOf(p.results, from, to), reloads: reloads.map((r) => reloadFigures(p, r, stoppedAt)), drained,
     };
   } finally {
     await p.stop();

@@ -46,8 +46,8 @@ export function formatReloadTable(rows: readonly ScaleRow[]): string {
     const c = x.counted;
     const counts = c === null ? `- (${x.error ?? 'no reload line'})` : `${c.added} / ${c.removed} / ${c.changed}`;
     return line([
-      r.checks.toLocaleString('en-US'), `${x.share * 100} %`, counts, x.wallMs === null ? `> ${x.error ?? '?'}` : sec(x.wallMs),
-      fmtMs(x.blockMs), `${r.drained ? '' : '≥ '}${triple(x.latency)}`, String(x.latency.n),
+      r.checks.toLocaleString('en-US'), `${x.share * 100} %`, counts, x.wallMs === null ? '-' : sec(x.wallMs),
+      `${x.blockAtLeast ? '≥ ' : ''}${fmtMs(x.blockMs)}`, `${r.drained ? '' : '≥ '}${triple(x.latency)}`, String(x.latency.n),
     ]);
   }));
   return [line(head), `|${head.map(() => '--:').join('|')}|`, ...body].join('\n');
