@@ -7,22 +7,21 @@
 // attributes each window to a scrape, a reload or neither. It preloads this
 // module (node -r, see loop-delay-probe.ts) into a noshell that lacks it.
 //
-// perf_hooks.monitorEventLoopDelay at 1 ms: each sample is the gap between
-// two ticks of its timer, so a delay is that gap less the 1 ms; a block of
-// B ms shows as B less up to 1 ms. A block is counted in the window in which
-// it ends (the timer fires after it).
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-
+// A 1 ms interval timer whose lateness is the delay: a block of B ms shows as
+// B less at most 1 ms, in the window in which it ends (the tick after it).
+// Not perf_hooks.monitorEventLoopDelay: its reset() also restarts its clock,
+// so a block that began before its first tick in a window was not counted at
+// all (a 1 s reload at 10,000 checks showed as 3 ms), as src/bench/loop-delay.ts found.
 export const LOOP_DELAY_ENV = 'NOSHELL_LOOP_DELAY_REPORT';
 export const LOOP_DELAY_PREFIX = 'noshell run: loop-delay ';
 
-const RESOLUTION_MS = 1;
+const TICK_MS = 1;
 
 export interface LoopDelayWindow {
   /** When the window ended (ISO). */
   time: string;
   windowMs: number;
-  /** Ticks of the 1 ms timer in the window (0: a block covered all of it). */
+  /** Ticks of the 1 ms timer in the window. */
   samples: number;
   p50Ms: number;
   p99Ms: number;
@@ -42,33 +41,37 @@ export function loopDelayInterval(env: NodeJS.ProcessEnv = process.env): number 
   return ms;
 }
 
-const delayMs = (ns: number) => Math.max(0, Number((ns / 1e6 - RESOLUTION_MS).toFixed(3)));
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const ms3 = (x: number) => Number(x.toFixed(3));
 
 /** Starts the windows; `write` gets each line (with its newline). */
 export function startLoopDelayReport(windowMs: number, write: (line: string) => void): { stop(): void } {
-  const h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
-  h.enable();
   let last = performance.now();
+  let windowStart = last;
+  let delays: number[] = [];
   const timer = setInterval(() => {
     const now = performance.now();
+    // Timers have 1 ms granularity: a tick up to ~1 ms early is no delay.
+    delays.push(Math.max(0, now - last - TICK_MS));
+    last = now;
+    if (now - windowStart < windowMs) return;
+    const sorted = delays.sort((a, b) => a - b);
     const mem = process.memoryUsage();
     const w: LoopDelayWindow = {
-      time: new Date().toISOString(), windowMs: Math.round(now - last), samples: h.count,
-      p50Ms: h.count === 0 ? 0 : delayMs(h.percentile(50)), p99Ms: h.count === 0 ? 0 : delayMs(h.percentile(99)),
-      maxMs: h.count === 0 ? 0 : delayMs(h.max), heapUsedBytes: mem.heapUsed, rssBytes: mem.rss,
+      time: new Date().toISOString(), windowMs: Math.round(now - windowStart), samples: sorted.length,
+      p50Ms: ms3(percentile(sorted, 50)), p99Ms: ms3(percentile(sorted, 99)), maxMs: ms3(sorted[sorted.length - 1]),
+      heapUsedBytes: mem.heapUsed, rssBytes: mem.rss,
     };
-    last = now;
-    h.reset();
+    windowStart = now;
+    delays = [];
     write(`${LOOP_DELAY_PREFIX}${JSON.stringify(w)}\n`);
-  }, windowMs);
+  }, TICK_MS);
   // A report never keeps the process alive.
   timer.unref();
-  return {
-    stop() {
-      clearInterval(timer);
-      h.disable();
-    },
-  };
+  return { stop: () => clearInterval(timer) };
 }
 
 /** The window of a `noshell run: loop-delay` line, or null for any other line. */
