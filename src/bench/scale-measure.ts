@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { editChecks, initialChecks, intervalFor, writeChecksFile, type ScaleEdit } from './scale-checks';
-import { ScaleProcess, type TimedResult, type TimedWindow } from './scale-process';
+import { blockIn, latencyOf, reloadCounts, type Latency } from './scale-figures';
+import { ScaleProcess, type TimedWindow } from './scale-process';
 import { scrape, type Scrape } from './scale-scrape';
 
 export const WINDOW_MS = 100;
@@ -18,13 +19,6 @@ const START_TIMEOUT_MS = 180_000;
 const RELOAD_TIMEOUT_MS = 120_000;
 const SCRAPE_TIMEOUT_MS = 60_000;
 const DRAIN_TIMEOUT_MS = 60_000;
-
-export interface Latency {
-  p50Ms: number;
-  p99Ms: number;
-  maxMs: number;
-  n: number;
-}
 
 export interface ReloadFigures {
   share: number;
@@ -87,32 +81,6 @@ export interface ScaleRunOptions {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function pct(sorted: number[], p: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
-export function latencyOf(results: readonly TimedResult[], from: number, to: number): Latency {
-  const xs = results.filter((r) => r.scheduledAt >= from && r.scheduledAt <= to).map((r) => r.latencyMs).sort((a, b) => a - b);
-  return { p50Ms: pct(xs, 50), p99Ms: pct(xs, 99), maxMs: xs.length === 0 ? NaN : xs[xs.length - 1], n: xs.length };
-}
-
-/** The longest block counted in a window that ends in [from, to + one window]. */
-function blockIn(windows: readonly TimedWindow[], from: number, to: number): number {
-  let max = 0;
-  for (const w of windows) if (w.at >= from && w.at <= to + w.windowMs) max = Math.max(max, w.maxMs);
-  return max;
-}
-
-/** "noshell run: reloaded F: 3 added (…), 3 removed (…), 24 changed (…), 970 unchanged": the counts, or null. */
-export function reloadCounts(line: string): ScaleEdit | null {
-  const count = (m: RegExpExecArray | null) => (m === null ? NaN : Number(m[1]));
-  const e = {
-    added: count(/[ ,:](\d+) added\b/.exec(line)), removed: count(/[ ,:](\d+) removed\b/.exec(line)),
-    changed: count(/[ ,:](\d+) changed\b/.exec(line)),
-  };
-  return Object.values(e).some(Number.isNaN) ? null : e;
-}
 
 function tempDir(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'noshell-bench-scale-'));

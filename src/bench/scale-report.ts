@@ -1,7 +1,8 @@
 // The tables of `noshell bench --scale`: one row per size for start, memory,
 // scrapes and latency; one row per size and reload for the reloads.
 import { fmtMs } from './report';
-import type { Latency, ScaleRow } from './scale-measure';
+import type { Latency } from './scale-figures';
+import type { ScaleRow } from './scale-measure';
 
 const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
 
