@@ -64,6 +64,7 @@ describe('noshell help', () => {
     expect(cli(['check', '--format', 'xml', '--', '/bin/true']).stdout).toContain('bad --format xml');
     expect(cli(['bench', '--gearman', '--jobs', '0']).stderr).toContain('--jobs needs a positive integer');
     expect(cli(['bench', '--vs-nagios', '--services', '0']).stderr).toContain('--services must be a positive integer');
+    expect(cli(['bench', '--scale', '--sizes', '1000,0']).stderr).toContain('--sizes must be a positive integer');
   });
 
   it('an unknown command: says which on stderr, exit 2; help for an unknown command too', () => {
@@ -80,6 +81,7 @@ describe('noshell help', () => {
       [['run', '--frob', 'x.json'], 2, '--frob'],
       [['bench', '--frob'], 2, '"--frob"'],
       [['bench', '--gearman', '--frob'], 2, '--frob'],
+      [['bench', '--scale', '--frob'], 2, '--frob'],
       [['gearman-worker', '--server=127.0.0.1:1', '--encryption=no', '--frob=1'], 2, 'frob'],
       [['gearman-submit', '--server=127.0.0.1:1', '--encryption=no', '--frob=1'], 2, 'frob'],
       [['build-addon', '--frob'], 2, '"--frob"'],

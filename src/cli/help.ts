@@ -62,6 +62,8 @@ export const COMMANDS: CommandHelp[] = [
     notes: [
       'SIGHUP reloads the file (a bad file is logged, the running checks go on); SIGINT/SIGTERM stop',
       'scheduling, give running checks 5 s, abort them, and exit with 128 + the signal number.',
+      'NOSHELL_LOOP_DELAY_REPORT=MS in the environment: every MS ms, one line `noshell run: loop-delay {json}`',
+      'on stderr with the event loop\'s delay in that window (p50Ms, p99Ms, maxMs), heapUsedBytes and rssBytes.',
     ],
   },
   {
@@ -71,6 +73,7 @@ export const COMMANDS: CommandHelp[] = [
       'noshell bench [--quick] [--seconds S] [--out DIR]',
       'noshell bench --gearman [--jobs N] [--max-worker N] [--rounds N] [--key K]',
       'noshell bench --vs-nagios [--services N] [--interval S] [--workers 4,16] [--concurrency N] [--seconds S] [--rounds R] [--plugin PATH]',
+      'noshell bench --scale [--quick | --sizes N,N,…] [--rate R] [--seconds S] [--cli PATH]',
     ],
     options: [
       ['--quick', 'a shorter matrix (fewer workloads, 2 rounds, 0.25 s per measurement)'],
@@ -89,12 +92,17 @@ export const COMMANDS: CommandHelp[] = [
       ['  --seconds S', 'measured seconds per round (default 15, after 5 s of warm-up)'],
       ['  --rounds R', 'rounds (default 2)'],
       ['  --plugin PATH', 'the plugin both run (default check_dummy 0 ok)'],
+      ['--scale', 'noshell run at 1,000, 10,000 and 100,000 checks: start, memory, scrapes, latency, reloads'],
+      ['  --sizes N,N,…', 'the numbers of checks (default 1000,10000,100000; --quick: 1000,10000)'],
+      ['  --rate R', 'checks/s all of them offer together, whatever their number (default 300)'],
+      ['  --seconds S', 'scraped seconds per size, a scrape every 5 s (default 20, 10 with --quick)'],
+      ['  --cli PATH', 'the noshell to measure: another build\'s dist/cli.js (default this one)'],
       ['-h, --help', 'this help'],
     ],
     notes: [
       'Results go to stdout, each once (for `noshell bench`, the text of results.md); progress to stderr:',
       'one line rewritten in place on a terminal, one plain line per table or round otherwise.',
-      'The full matrix takes ~5.5 min on 2 cores; --quick ~30 s.',
+      'The full matrix takes ~5.5 min on 2 cores; --quick ~30 s; --scale ~2 min (--quick ~1 min).',
     ],
   },
   {

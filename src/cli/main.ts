@@ -8,6 +8,8 @@ import { parseGearmanBenchArgs } from '../bench/gearman-args';
 import { runGearmanBench } from '../bench/gearman-run';
 import { parseVsNagiosArgs } from '../bench/vs-nagios-args';
 import { runVsNagios } from '../bench/vs-nagios';
+import { parseScaleArgs } from '../bench/scale-args';
+import { runScaleBench } from '../bench/scale';
 import { checkCommand } from './check-command';
 import { runCommand } from './run-command';
 import { gearmanSubmitCommand } from './gearman-submit-command';
@@ -19,6 +21,11 @@ const err = (s: string) => process.stderr.write(s);
 async function bench(rest: string[]): Promise<number> {
   if (rest.includes('--vs-nagios')) {
     await runVsNagios(parseVsNagiosArgs(rest, (line) => out(`${line}\n`)));
+    return 0;
+  }
+  if (rest.includes('--scale')) {
+    // The noshell measured by default is this one: dist/cli.js beside dist/cli/.
+    await runScaleBench(parseScaleArgs(rest, path.join(__dirname, '..', 'cli.js')), (line) => out(`${line}\n`));
     return 0;
   }
   if (rest.includes('--gearman')) {

@@ -8,6 +8,7 @@ import { createRunnerSource } from '../metrics/runner-source';
 import { usageOf } from './help';
 import { metricsListenError } from './metrics-listen-error';
 import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
+import { loopDelayInterval, startLoopDelayReport } from '../loop-delay-report';
 
 const DEADLINE = 5000;
 
@@ -49,6 +50,27 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
     else throw new TypeError(`noshell run: bad argument ${a}\nusage: ${runUsage}`);
   }
   if (file === undefined) throw new TypeError(`noshell run: no checks file\nusage: ${runUsage}`);
+  const loopWindow = checkOnly ? null : loopDelayInterval();
+  // From before the file is loaded: the start's own blocks are reported too.
+  const loopReport = loopWindow === null ? null : startLoopDelayReport(loopWindow, err);
+  try {
+    return await runLoaded(file, { format, port, host, concurrency, allowRoot, checkOnly }, out, err);
+  } finally {
+    loopReport?.stop();
+  }
+}
+
+interface RunFlags {
+  format: 'json' | 'text';
+  port: number | undefined;
+  host: string;
+  concurrency: number | undefined;
+  allowRoot: boolean;
+  checkOnly: boolean;
+}
+
+async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void, err: (s: string) => void): Promise<number> {
+  const { format, port, host, concurrency, allowRoot, checkOnly } = flags;
   // Bad files are TypeErrors: the CLI prints them and exits 2.
   const config = await loadRunChecks(file, allowRoot);
   for (const w of config.warnings) err(`${checkOnly ? '' : 'noshell run: '}${w}\n`);

@@ -1,0 +1,86 @@
+// A process's own event-loop delay, reported as it goes: with
+// NOSHELL_LOOP_DELAY_REPORT=<ms> set, `noshell run` writes one line per
+// window to stderr — `noshell run: loop-delay {json}` — with the window's
+// p50 / p99 / max delay, the V8 heap in use and the RSS (issue 19: a long
+// block of the loop is every due check that starts that late, and it can only
+// be seen from inside). `noshell bench --scale` reads these lines and
+// attributes each window to a scrape, a reload or neither. It preloads this
+// module (node -r, see loop-delay-probe.ts) into a noshell that lacks it.
+//
+// A 1 ms interval timer whose lateness is the delay: a block of B ms shows as
+// B less at most 1 ms, in the window in which it ends (the tick after it).
+// Not perf_hooks.monitorEventLoopDelay: its reset() also restarts its clock,
+// so a block that began before its first tick in a window was not counted at
+// all (a 1 s reload at 10,000 checks showed as 3 ms), as src/bench/loop-delay.ts found.
+export const LOOP_DELAY_ENV = 'NOSHELL_LOOP_DELAY_REPORT';
+export const LOOP_DELAY_PREFIX = 'noshell run: loop-delay ';
+
+const TICK_MS = 1;
+
+export interface LoopDelayWindow {
+  /** When the window ended (ISO). */
+  time: string;
+  windowMs: number;
+  /** Ticks of the 1 ms timer in the window. */
+  samples: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  heapUsedBytes: number;
+  rssBytes: number;
+}
+
+/** The window length the variable asks for, or null when it is unset or empty. */
+export function loopDelayInterval(env: NodeJS.ProcessEnv = process.env): number | null {
+  const v = env[LOOP_DELAY_ENV];
+  if (v === undefined || v === '') return null;
+  const ms = Number(v);
+  if (!Number.isInteger(ms) || ms < 10 || ms > 3_600_000) {
+    throw new TypeError(`${LOOP_DELAY_ENV} must be a window in whole milliseconds, 10 to 3600000, got ${JSON.stringify(v)}`);
+  }
+  return ms;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+const ms3 = (x: number) => Number(x.toFixed(3));
+
+/** Starts the windows; `write` gets each line (with its newline). */
+export function startLoopDelayReport(windowMs: number, write: (line: string) => void): { stop(): void } {
+  let last = performance.now();
+  let windowStart = last;
+  let delays: number[] = [];
+  const timer = setInterval(() => {
+    const now = performance.now();
+    // Timers have 1 ms granularity: a tick up to ~1 ms early is no delay.
+    delays.push(Math.max(0, now - last - TICK_MS));
+    last = now;
+    if (now - windowStart < windowMs) return;
+    const sorted = delays.sort((a, b) => a - b);
+    const mem = process.memoryUsage();
+    const w: LoopDelayWindow = {
+      time: new Date().toISOString(), windowMs: Math.round(now - windowStart), samples: sorted.length,
+      p50Ms: ms3(percentile(sorted, 50)), p99Ms: ms3(percentile(sorted, 99)), maxMs: ms3(sorted[sorted.length - 1]),
+      heapUsedBytes: mem.heapUsed, rssBytes: mem.rss,
+    };
+    windowStart = now;
+    delays = [];
+    write(`${LOOP_DELAY_PREFIX}${JSON.stringify(w)}\n`);
+  }, TICK_MS);
+  // A report never keeps the process alive.
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/** The window of a `noshell run: loop-delay` line, or null for any other line. */
+export function parseLoopDelayLine(line: string): LoopDelayWindow | null {
+  if (!line.startsWith(LOOP_DELAY_PREFIX)) return null;
+  try {
+    const w = JSON.parse(line.slice(LOOP_DELAY_PREFIX.length)) as LoopDelayWindow;
+    return typeof w.maxMs === 'number' && typeof w.time === 'string' ? w : null;
+  } catch {
+    return null;
+  }
+}
