@@ -114,11 +114,12 @@ describe('loadChecksFileOffThread (what a reload uses)', () => {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-offthread-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+  // 4,500 checks: three batches (2,000 a message), in order.
   it('gives what loadChecksFile gives, and its TypeError, from a worker thread', async () => {
     expect(existsSync(path.join(__dirname, '..', 'dist', 'cli', 'checks-file-worker.js'))).toBe(true);
     const good = path.join(tmp, 'good.json');
     writeFileSync(good, JSON.stringify({ macros: { USER1: '/usr/lib/nagios/plugins' }, defaults: { interval: '1m' },
-      checks: Array.from({ length: 2000 }, (_, i) => ({ id: `c${i}`, command: '$USER1$/check_dummy 0 $ARG1$', args: [`n${i}`] })) }));
+      checks: Array.from({ length: 4500 }, (_, i) => ({ id: `c${i}`, command: '$USER1$/check_dummy 0 $ARG1$', args: [`n${i}`] })) }));
     expect(await loadChecksFileOffThread(good)).toEqual(loadChecksFile(good));
     const bad = path.join(tmp, 'bad.yaml');
     writeFileSync(bad, 'checks: []\nchecks: []\n');

@@ -10,7 +10,10 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { loadChecksFile, type ChecksFile } from './checks-file';
 
-type Answer = { ok: true; loaded: ChecksFile } | { ok: false; typeError: boolean; message: string };
+type Message =
+  | { kind: 'batch'; checks: ChecksFile['checks'] }
+  | { kind: 'done'; runner: ChecksFile['runner'] }
+  | { kind: 'error'; typeError: boolean; message: string };
 
 const WORKER = path.join(__dirname, 'checks-file-worker.js');
 
@@ -23,10 +26,18 @@ export function loadChecksFileOffThread(file: string): Promise<ChecksFile> {
     // (ERR_WORKER_OUT_OF_MEMORY) rather than the whole process's memory.
     const worker = new Worker(WORKER, { workerData: { file }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
     worker.unref();
-    worker.once('message', (a: Answer) => {
+    const checks: ChecksFile['checks'] = [];
+    // Batches on request, so each is deserialized in a turn of its own (checks-file-worker.ts).
+    worker.on('message', (m: Message) => {
+      if (answered) return;
+      if (m.kind === 'batch') {
+        for (const c of m.checks) checks.push(c);
+        worker.postMessage('next');
+        return;
+      }
       answered = true;
-      if (a.ok) resolve(a.loaded);
-      else reject(a.typeError ? new TypeError(a.message) : new Error(a.message));
+      if (m.kind === 'done') resolve({ runner: m.runner, checks });
+      else reject(m.typeError ? new TypeError(m.message) : new Error(m.message));
       void worker.terminate();
     });
     worker.once('error', (err) => {
