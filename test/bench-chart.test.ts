@@ -5,21 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { lineChart, type Series } from '../src/bench/chart';
 import { autoScale, linearScale, logScale } from '../src/bench/chart-scale';
 import { MARKERS, PALETTE, seriesStyle } from '../src/bench/chart-style';
-
-/** Attributes of every element named `tag` (the SVG is ours: flat, double-quoted attributes). */
-function elements(svg: string, tag: string): Array<Record<string, string>> {
-  const out: Array<Record<string, string>> = [];
-  for (const m of svg.matchAll(new RegExp(`<${tag} ([^>]*)>`, 'g'))) {
-    const attrs: Record<string, string> = {};
-    // name="value" pairs, split without a regex (values hold no quote: ours escapes them).
-    for (const pair of m[1].replace(/\/$/, '').trim().split('" ')) {
-      const eq = pair.indexOf('="');
-      attrs[pair.slice(0, eq)] = pair.slice(eq + 2).replace(/"$/, '');
-    }
-    out.push(attrs);
-  }
-  return out;
-}
+import { elements } from './svg-elements';
 
 function svgSize(svg: string): { width: number; height: number } {
   const a = elements(svg, 'svg')[0];
