@@ -257,6 +257,16 @@ describe('user and group names from the user database', () => {
   });
 });
 
+describe('values too deep to show', () => {
+  it('a field nested 100,000 deep is a TypeError naming the file and the field, not a RangeError', () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const lines = problems(`{"checks":[{"id":"a","command":"x","interval":"1m","args":${deep}}]}`);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^checks\[0\] \(id "a"\): field "args\[0\]": /);
+    expect(lines[0]).toContain('an array');
+  });
+});
+
 describe('YAML checks files load in linear time', () => {
   // The YAML parser builds a whole document tree, so it is slow per byte;
   // what matters is that odd shapes cost no more than plain ones of the

@@ -114,8 +114,9 @@ function shown(value: unknown): string {
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only for what JSON cannot show (a function, a symbol); parsed files hold none
     s = JSON.stringify(value) ?? String(value);
   } catch {
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a BigInt or a cycle from a library caller; a tag is enough
-    s = String(value);
+    // A BigInt, a cycle from a library caller, or nesting too deep to stringify (String() of
+    // such an array recurses too and throws again): what kind of value it is says enough.
+    s = typeof value === 'bigint' ? `${value}n` : kind(value);
   }
   return s.length > 80 ? `${s.slice(0, 80)}…` : s;
 }
