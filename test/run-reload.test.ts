@@ -78,4 +78,27 @@ describe('noshell run: SIGHUP reloads the checks file', () => {
     expect(attempts).toEqual(attempts.map((_, i) => i + 1));
     expect(lines().filter((l) => l.id === 'keep').every((l) => l.stateType === 'SOFT')).toBe(true);
   }, 90_000);
+
+  it('SIGTERM during a long reload: the load is dropped (its thread terminated) and noshell exits at once', async () => {
+    const file = path.join(tmp, 'long.yaml');
+    writeFileSync(file, 'checks:\n  - {id: a, command: [/bin/echo, OK], interval: 250ms}\n');
+    const child = spawn(process.execPath, [CLI, 'run', '--allow-root', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    started.push(child);
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    expect(await waitFor(() => stderr.includes('checks from'), 15_000), stderr).toBe(true);
+    // ~3.7 MiB of YAML (the cap is 4): seconds of parsing on the loading thread.
+    writeFileSync(file, `checks:\n${Array.from({ length: 90_000 }, (_, i) => `  - {id: c${i}, command: x, interval: 1h}\n`).join('')}`);
+    child.kill('SIGHUP');
+    expect(await waitFor(() => stderr.includes('SIGHUP, reloading'), 15_000), stderr).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    const t = Date.now();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    // The stop's own deadline is 5 s for running checks; the load held it to its end before (~10 s).
+    expect(Date.now() - t).toBeLessThan(3000);
+    expect(stderr).not.toContain('reloaded');
+    expect(stderr).not.toContain('reload of');
+  }, 60_000);
 });

@@ -17,7 +17,16 @@ type Message =
 
 const WORKER = path.join(__dirname, 'checks-file-worker.js');
 
-export function loadChecksFileOffThread(file: string): Promise<ChecksFile> {
+/** The reason a load aborted by its signal rejects with. */
+export class LoadAborted extends Error {}
+
+/**
+ * Loads `file` on a worker thread. Aborting `signal` (noshell run is
+ * stopping) terminates the thread at once and rejects with LoadAborted: a
+ * long parse, or a read stuck on a dead mount, must not hold off the exit.
+ */
+export function loadChecksFileOffThread(file: string, signal?: AbortSignal): Promise<ChecksFile> {
+  if (signal?.aborted === true) return Promise.reject(new LoadAborted(`${file}: load aborted`));
   if (!existsSync(WORKER)) return Promise.resolve().then(() => loadChecksFile(file));
   return new Promise((resolve, reject) => {
     let answered = false;
@@ -25,7 +34,12 @@ export function loadChecksFileOffThread(file: string): Promise<ChecksFile> {
     // hundred MB at most. A bound on the thread's heap makes anything past that a failed reload
     // (ERR_WORKER_OUT_OF_MEMORY) rather than the whole process's memory.
     const worker = new Worker(WORKER, { workerData: { file }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
-    worker.unref();
+    const onAbort = () => {
+      if (!answered) reject(new LoadAborted(`${file}: load aborted`));
+      answered = true;
+      void worker.terminate();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
     const checks: ChecksFile['checks'] = [];
     // Batches on request, so each is deserialized in a turn of its own (checks-file-worker.ts).
     worker.on('message', (m: Message) => {
@@ -45,8 +59,12 @@ export function loadChecksFileOffThread(file: string): Promise<ChecksFile> {
       answered = true;
     });
     worker.once('exit', (code) => {
+      signal?.removeEventListener('abort', onAbort);
       if (!answered) reject(new TypeError(`${file}: cannot load: the loading thread exited with code ${code}`));
       answered = true;
     });
+    // After the listeners: adding a 'message' listener refs the thread's port again, and a
+    // ref'd thread kept noshell run alive past its stop until the load ended (outside review).
+    worker.unref();
   });
 }

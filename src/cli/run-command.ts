@@ -110,6 +110,8 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   runner.start();
   err(`noshell run: ${config.defs.length} checks from ${file}\n`);
   const sig = await stopped;
+  // A reload loading meanwhile is dropped (its thread terminated): the stop must not wait for it.
+  reload.abort();
   // Running checks get a few seconds to finish, then aborting them kills
   // their whole groups (SIGTERM, then SIGKILL) before we exit.
   await runner.stop({ deadline: DEADLINE });

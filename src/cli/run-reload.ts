@@ -3,16 +3,18 @@
 import type { CheckDefinition } from '../check/definition';
 import { quoteName } from '../quote-text';
 import { loadChecksFile, resolveChecks } from './checks-file';
-import { loadChecksFileOffThread } from './checks-file-thread';
+import { LoadAborted, loadChecksFileOffThread } from './checks-file-thread';
 import type { AppliedChecks } from './checks-reload';
 import { identityWarnings } from './identity-warning';
 import { checksRunningAsRoot, rootRefusal } from './root-refusal';
 
 /** The file's checks, credentials resolved; refused (TypeError) if any would run as root unasked. */
 export async function loadRunChecks(
-  file: string, allowRoot: boolean, offThread = false,
+  file: string, allowRoot: boolean, offThread = false, signal?: AbortSignal,
 ): Promise<{ concurrency: number | undefined; defs: CheckDefinition[]; warnings: string[] }> {
-  const loaded = offThread ? await loadChecksFileOffThread(file) : loadChecksFile(file);
+  const loaded = offThread ? await loadChecksFileOffThread(file, signal) : loadChecksFile(file);
+  // Stopping meanwhile: no user lookups (they start getent) for a load that is not applied.
+  if (signal?.aborted === true) throw new LoadAborted(`${file}: load aborted`);
   const defs = await resolveChecks(file, loaded);
   const asRoot = allowRoot ? [] : checksRunningAsRoot(defs);
   if (asRoot.length > 0) throw new TypeError(rootRefusal(file, asRoot));
@@ -27,8 +29,10 @@ export async function loadRunChecks(
 export function onReload(
   run: { file: string; allowRoot: boolean; concurrency: number | undefined; fixedConcurrency: boolean },
   applied: AppliedChecks, stopping: () => boolean, err: (s: string) => void,
-): { remove(): void } {
+): { remove(): void; abort(): void } {
   const { file, allowRoot, concurrency } = run;
+  // abort(), at the stop: a load in progress ends at once (its thread is terminated).
+  const stopLoad = new AbortController();
   let busy = false;
   let again = false;
   const reload = async (): Promise<void> => {
@@ -37,7 +41,7 @@ export function onReload(
       again = false;
       try {
         // Off the event loop: the checks running meanwhile go on being scheduled.
-        const next = await loadRunChecks(file, allowRoot, true);
+        const next = await loadRunChecks(file, allowRoot, true, stopLoad.signal);
         if (stopping()) break;
         // --concurrency wins over the file, as at start.
         if (!run.fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
@@ -49,6 +53,7 @@ export function onReload(
         err(`noshell run: reloaded ${file}: ${r.added.length} added${list(r.added)}, ${r.removed.length} removed${list(r.removed)}, ` +
           `${r.changed.length} changed${list(r.changed)}, ${r.unchanged} unchanged\n`);
       } catch (e) {
+        if (e instanceof LoadAborted || stopping()) break;
         err(`noshell run: reload of ${file} failed, the running checks go on:\n${(e as Error).message}\n`);
       }
     } while (again && !stopping());
@@ -61,5 +66,5 @@ export function onReload(
     else void reload();
   };
   process.on('SIGHUP', handler);
-  return { remove: () => process.off('SIGHUP', handler) };
+  return { remove: () => process.off('SIGHUP', handler), abort: () => stopLoad.abort() };
 }
