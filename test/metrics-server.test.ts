@@ -2,6 +2,7 @@
 // for 90-270 ms, and anyone who can reach the port could ask for one after
 // another.
 import http from 'node:http';
+import net from 'node:net';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { formatMetrics } from '../src/check/metrics';
@@ -157,6 +158,38 @@ describe('/metrics streams large scrapes', () => {
     });
     const reply = await get(server.url);
     expect(reply.body.endsWith(formatMetrics(source))).toBe(true);
+  });
+
+  it('a client that asks and never reads is closed after sendTimeoutMs; scrapes go on (outside review: it held its slot forever)', async () => {
+    const source = bigSource(10_000);
+    server = await serveMetrics(createRunnerSource(source), { port: 0, maxAgeMs: 0, sendTimeoutMs: 500, maxConnections: 4 });
+    const { port } = new URL(server.url);
+    // Four stalled clients: the whole connection cap.
+    const sockets = await Promise.all(Array.from({ length: 4 }, () => new Promise<net.Socket>((resolve) => {
+      const socket = net.connect(Number(port), '127.0.0.1', () => {
+        socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n');
+        // Takes the first bytes, then stops reading: the body (tens of MB) fills the socket's buffers.
+        socket.once('data', () => {
+          socket.pause();
+          resolve(socket);
+        });
+      });
+      socket.on('error', () => {});
+    })));
+    const connections = () => new Promise<number>((r) => server!.server.getConnections((_e, n) => r(n)));
+    expect(await connections()).toBe(4);
+    // Closed by the server (a paused client does not see it: counted on the server's side).
+    const until = Date.now() + 15_000;
+    while ((await connections()) > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(await connections()).toBe(0);
+    for (const s of sockets) s.destroy();
+    const reply = await get(server.url);
+    expect(reply.status).toBe(200);
+    expect(reply.body.endsWith(formatMetrics(source))).toBe(true);
+  }, 60_000);
+
+  it('sendTimeoutMs must be a whole number of ms', async () => {
+    await expect(serveMetrics(createRunnerSource(bigSource(1)), { port: 0, sendTimeoutMs: 0 })).rejects.toThrow(/sendTimeoutMs must be a whole number/);
   });
 });
 

@@ -45,6 +45,12 @@ export interface ServeMetricsOptions {
   requestTimeoutMs?: number | undefined;
   /** Idle time between requests on a kept-alive connection, ms (default 5,000). */
   keepAliveTimeoutMs?: number | undefined;
+  /**
+   * Time a response may go without the client taking any of it, ms (default
+   * 5,000); then the connection is closed. A client that asks and never reads
+   * would otherwise hold its connection, and the render it was given, forever.
+   */
+  sendTimeoutMs?: number | undefined;
 }
 
 function positive(value: number | undefined, name: string, dflt: number): number {
@@ -102,6 +108,7 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   const headersTimeout = positive(options.headersTimeoutMs, 'headersTimeoutMs', 5000);
   const requestTimeout = Math.max(headersTimeout, positive(options.requestTimeoutMs, 'requestTimeoutMs', 10_000));
   const keepAliveTimeout = positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5000);
+  const sendTimeout = positive(options.sendTimeoutMs, 'sendTimeoutMs', 5000);
   let inFlight: Promise<readonly string[]> | null = null;
   let last: { body: readonly string[]; startedAt: number } | null = null;
   const render = (): Promise<readonly string[]> => {
@@ -131,6 +138,9 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
     }
     render().then(
       (body) => {
+        // From here the socket must make progress: no write taken for sendTimeout ms
+        // closes it (the connection's 'timeout' listener destroys the socket).
+        req.socket.setTimeout(sendTimeout);
         res.writeHead(200, { 'content-type': registry.contentType });
         if (req.method === 'HEAD') res.end();
         else void writeBody(res, body);
