@@ -188,6 +188,26 @@ describe('/metrics streams large scrapes', () => {
     expect(reply.body.endsWith(formatMetrics(source))).toBe(true);
   }, 60_000);
 
+  it('by default a stalled client is closed after about 5 s, not before', async () => {
+    server = await serveMetrics(createRunnerSource(bigSource(10_000)), { port: 0 });
+    const { port } = new URL(server.url);
+    const socket = await new Promise<net.Socket>((resolve) => {
+      const s = net.connect(Number(port), '127.0.0.1', () => s.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'));
+      s.once('data', () => {
+        s.pause();
+        resolve(s);
+      });
+      s.on('error', () => {});
+    });
+    const t = Date.now();
+    const connections = () => new Promise<number>((r) => server!.server.getConnections((_e, n) => r(n)));
+    while ((await connections()) > 0 && Date.now() - t < 20_000) await new Promise((r) => setTimeout(r, 50));
+    const ms = Date.now() - t;
+    socket.destroy();
+    expect(ms).toBeGreaterThan(4000);
+    expect(ms).toBeLessThan(15_000);
+  }, 30_000);
+
   it('sendTimeoutMs must be a whole number of ms', async () => {
     await expect(serveMetrics(createRunnerSource(bigSource(1)), { port: 0, sendTimeoutMs: 0 })).rejects.toThrow(/sendTimeoutMs must be a whole number/);
   });
