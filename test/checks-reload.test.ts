@@ -2,6 +2,7 @@
 // changed, added and removed in one pass, in slices that let the event loop
 // run between them; unchanged checks are not touched (they keep their next
 // run, attempt and state); a bad definition anywhere changes nothing.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -113,6 +114,17 @@ describe('loadChecksFileOffThread (what a reload uses)', () => {
   const { loadChecksFile } = require('../dist/cli/checks-file.js') as typeof import('../src/cli/checks-file');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-offthread-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('answers a process that has nothing else to do, which then exits on its own', () => {
+    const file = path.join(tmp, 'alone.json');
+    writeFileSync(file, JSON.stringify({ checks: [{ id: 'a', command: '/bin/true', interval: '1m' }] }));
+    const lib = path.join(__dirname, '..', 'dist', 'cli', 'checks-file-thread.js');
+    const r = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(lib)}).loadChecksFileOffThread(${JSON.stringify(file)})
+      .then((f) => console.log(f.checks.length), (e) => console.log('error', e.message))`], { encoding: 'utf8', timeout: 30_000 });
+    // An unref'd loading thread let the process exit with the promise pending: no output at all.
+    expect(r.stdout).toBe('1\n');
+    expect(r.status).toBe(0);
+  });
 
   // 4,500 checks: three batches (2,000 a message), in order.
   it('gives what loadChecksFile gives, and its TypeError, from a worker thread', async () => {

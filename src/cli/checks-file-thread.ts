@@ -63,8 +63,7 @@ export function loadChecksFileOffThread(file: string, signal?: AbortSignal): Pro
       if (!answered) reject(new TypeError(`${file}: cannot load: the loading thread exited with code ${code}`));
       answered = true;
     });
-    // After the listeners: adding a 'message' listener refs the thread's port again, and a
-    // ref'd thread kept noshell run alive past its stop until the load ended (outside review).
-    worker.unref();
+    // Kept ref'd while it loads: an unref'd thread let a process with nothing else to do exit
+    // before the answer came. A stop does not wait for it: aborting `signal` terminates it.
   });
 }
