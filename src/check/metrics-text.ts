@@ -59,11 +59,16 @@ export function sampleLines(f: MetricFamily, snap: Snapshot): string {
 
 /**
  * V8 keeps concatenations (template literals too) as ropes until something
- * needs them flat; converting to a number flattens in place (pino's
- * flatstr). Kept pieces are read at every scrape: flat once, not walked each time.
+ * needs them flat, and a join of one element is that element: a check's
+ * kept pieces were trees of ~90 cons cells, ~6 KB of heap for ~1.5 KB of
+ * text. Running a regular expression over a string flattens it in place
+ * (measured on Node 20, 22 and 26; Number(s), the usual trick, did not on
+ * 20 and charCodeAt did not on 22 or 26). The expression is one character,
+ * linear in the text.
  */
+const NUL = /\0/;
 function flatten(s: string): string {
-  void Number(s);
+  NUL.test(s);
   return s;
 }
 
