@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CheckRunner, type CheckDefinition } from '../src/check/runner';
-import { AppliedChecks } from '../src/cli/checks-reload';
+import { AppliedChecks, sameDefinition } from '../src/cli/checks-reload';
 
 /** A runner that records what the reload asked of it. */
 class RecordingRunner extends CheckRunner {
@@ -92,6 +92,50 @@ describe('AppliedChecks: a reload of thousands of checks', () => {
     expect(() => applied.apply(bad)).toThrow(TypeError);
     expect(ids(runner)).toEqual(Array.from({ length: 100 }, (_, i) => `c${i}`).sort());
     expect(runner.checkStatus().every((s) => (s.definition.command as string[])[1] === 'v1')).toBe(true);
+  });
+
+  it('two checks with one id in a file are a TypeError, and nothing changes', () => {
+    const runner = new CheckRunner();
+    const applied = new AppliedChecks(runner);
+    applied.apply([def(1), def(2)]);
+    expect(() => applied.apply([def(1, 2), def(3), def(3, 2)])).toThrow(/two checks with id "c3"/);
+    expect(ids(runner)).toEqual(['c1', 'c2']);
+  });
+
+  it('a definition is unchanged whatever its key order and undefined keys; any changed value is a change', () => {
+    const a = { id: 'x', command: ['/bin/echo', 'a'], interval: 60_000, timeout: 10_000, env: { A: '1', B: '2' }, groups: [1, 2] };
+    const same = [
+      { interval: 60_000, groups: [1, 2], env: { B: '2', A: '1' }, timeout: 10_000, command: ['/bin/echo', 'a'], id: 'x' },
+      { ...a, retryInterval: undefined, env: { A: '1', B: '2', C: undefined } },
+      { ...a, timeout: 10_000.0 },
+    ];
+    for (const b of same) {
+      expect(sameDefinition(a, b)).toBe(true);
+      expect(sameDefinition(b, a)).toBe(true);
+    }
+    const changed: object[] = [
+      { ...a, timeout: 10_001 }, { ...a, timeout: '10000' }, { ...a, command: ['/bin/echo', 'a', ''] }, { ...a, command: '/bin/echo a' },
+      { ...a, env: { A: '1' } }, { ...a, env: { A: '1', B: '2', C: '' } }, { ...a, groups: [2, 1] }, { ...a, groups: { 0: 1, 1: 2 } },
+      { ...a, retryInterval: 1000 }, { ...a, env: null }, { ...a, user: 'nobody' },
+    ];
+    for (const b of changed) {
+      expect(sameDefinition(a, b)).toBe(false);
+      expect(sameDefinition(b, a)).toBe(false);
+    }
+    // Numbers by their text, as a JSON-like comparison would: NaN is NaN, -0 is 0.
+    expect(sameDefinition({ v: NaN }, { v: NaN })).toBe(true);
+    expect(sameDefinition({ v: -0 }, { v: 0 })).toBe(true);
+  });
+
+  it('a reload of an equal definition written in another key order keeps the check as it is', () => {
+    const runner = new RecordingRunner();
+    const applied = new AppliedChecks(runner);
+    applied.apply([{ id: 'k', command: ['/bin/true'], interval: 60_000, timeout: 5000 }]);
+    runner.reset();
+    const summary = applied.apply([{ timeout: 5000, interval: 60_000, command: ['/bin/true'], id: 'k' }]);
+    expect(summary).toEqual({ added: [], removed: [], changed: [], unchanged: 1 });
+    expect(runner.added).toEqual([]);
+    expect(runner.removed).toEqual([]);
   });
 
   it('stops between slices when the runner is stopping', async () => {
