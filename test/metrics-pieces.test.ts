@@ -117,6 +117,31 @@ describe('scrapes from kept pieces', () => {
     expect(turns).toBeGreaterThan(0);
   });
 
+  it('a CheckRunner changed during a sliced scrape: each check shows once, as it was when the scrape began', async () => {
+    const { CheckRunner } = await import('../src/check/runner');
+    const runner = new CheckRunner();
+    const def = (i: number, interval: number) => ({ id: `c${i}`, command: ['/bin/true'], interval });
+    for (let i = 0; i < 3000; i++) runner.add(def(i, 60_000));
+    // The scrape starts, renders 64 checks and yields (sliceMs 0); the rest are changed meanwhile.
+    const scraped = joined(runner.metricsChunks({ sliceMs: 0 }));
+    await new Promise((r) => setImmediate(r));
+    // Every tenth check removed and added again with another interval, and new ones added.
+    for (let i = 0; i < 3000; i += 10) {
+      runner.remove(`c${i}`);
+      runner.add(def(i, 120_000));
+    }
+    for (let i = 3000; i < 3100; i++) runner.add(def(i, 60_000));
+    const text = await scraped;
+    const intervals = text.split('\n').filter((l) => l.startsWith('noshell_check_interval_seconds{'));
+    expect(intervals.length).toBe(3000);
+    expect(new Set(intervals.map((l) => l.slice(0, l.indexOf('}')))).size).toBe(3000);
+    expect(intervals.every((l) => l.endsWith('} 60'))).toBe(true);
+    // The next scrape sees the runner as it is now.
+    const now = runner.metrics().split('\n').filter((l) => l.startsWith('noshell_check_interval_seconds{'));
+    expect(now.length).toBe(3100);
+    expect(now.filter((l) => l.endsWith('} 120')).length).toBe(300);
+  });
+
   it.runIf(havePromtool)('promtool accepts a 10,000-check scrape', () => {
     const text = formatMetrics(bigSource(10_000));
     expect(text.length).toBeGreaterThan(10_000 * 1000);

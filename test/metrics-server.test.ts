@@ -208,6 +208,80 @@ describe('/metrics streams large scrapes', () => {
     expect(ms).toBeLessThan(15_000);
   }, 30_000);
 
+  it('the first chunk is sent before the render has ended, to every request sharing it', async () => {
+    let finish!: () => void;
+    const rest = new Promise<void>((r) => (finish = r));
+    let renders = 0;
+    const source = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      metrics: () => Promise.reject(new Error('not used')),
+      chunks: async function* chunks() {
+        renders++;
+        yield '# first\n';
+        await rest;
+        yield 'x 1\n';
+      },
+    };
+    server = await serveMetrics(source, { port: 0, maxAgeMs: 0 });
+    // Two requests read their first bytes while the render waits; then it ends.
+    const firstBytes = (url: string) => new Promise<{ first: string; whole: Promise<string> }>((resolve, reject) => {
+      http.get(url, { agent: false }, (res) => {
+        let body = '';
+        const whole = new Promise<string>((done) => res.on('end', () => done(body)));
+        res.setEncoding('utf8').on('data', (d: string) => {
+          if (body === '') resolve({ first: d, whole });
+          body += d;
+        });
+      }).on('error', reject);
+    });
+    const [a, b] = await Promise.all([firstBytes(server.url), firstBytes(server.url)]);
+    expect(a.first).toBe('# first\n');
+    expect(b.first).toBe('# first\n');
+    finish();
+    expect(await a.whole).toBe('# first\nx 1\n');
+    expect(await b.whole).toBe('# first\nx 1\n');
+    expect(renders).toBe(1);
+  });
+
+  it('a render that fails part way cuts the response off (the client sees an error, not a short body); the next request renders again', async () => {
+    let renders = 0;
+    const source = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      metrics: () => Promise.reject(new Error('not used')),
+      chunks: async function* chunks() {
+        if (++renders === 1) {
+          yield 'a 1\n';
+          await new Promise((r) => setTimeout(r, 20));
+          throw new Error('render failed');
+        }
+        yield 'a 2\n';
+      },
+    };
+    server = await serveMetrics(source, { port: 0, maxAgeMs: 60_000 });
+    const cut = await new Promise<{ complete: boolean; body: string }>((resolve, reject) => {
+      http.get(server!.url, { agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('error', () => {});
+        res.on('close', () => resolve({ complete: res.complete, body }));
+      }).on('error', reject);
+    });
+    expect(cut).toEqual({ complete: false, body: 'a 1\n' });
+    expect(await get(server.url)).toMatchObject({ status: 200, body: 'a 2\n' });
+    expect(renders).toBe(2);
+  });
+
+  it('HEAD answers with the headers and renders nothing', async () => {
+    const registry = bigRegistry();
+    const render = vi.spyOn(registry, 'metrics');
+    server = await serveMetrics(registry, { port: 0 });
+    const reply = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http.request(server!.url, { method: 'HEAD', agent: false }, (res) => resolve(res.resume())).on('error', reject).end();
+    });
+    expect(reply.statusCode).toBe(200);
+    expect(reply.headers['content-type']).toBe(registry.contentType);
+    expect(render).not.toHaveBeenCalled();
+  });
+
   it('sendTimeoutMs must be a whole number of ms', async () => {
     await expect(serveMetrics(createRunnerSource(bigSource(1)), { port: 0, sendTimeoutMs: 0 })).rejects.toThrow(/sendTimeoutMs must be a whole number/);
   });

@@ -10,6 +10,8 @@ import type { PerfdataLimit } from './perfdata-limit';
 export interface MetricsSource {
   stats(): RunnerStats;
   checkStatus(): CheckStatus[];
+  /** The same, one at a time (CheckRunner has it): a sliced scrape need not hold every status at once. */
+  eachCheckStatus?(): Iterable<CheckStatus>;
 }
 
 export interface CheckSnapshot {

@@ -57,7 +57,8 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function* metricsChunks(source: MetricsSource, options: MetricsChunksOptions = {}): AsyncGenerator<string, void, undefined> {
   const sliceMs = options.sliceMs ?? 5;
   const chunkChars = options.chunkChars ?? 256 * 1024;
-  const { scrape, statuses } = start(source);
+  const scrape = beginScrape(metricsStateOf(source), source.stats());
+  const statuses = source.eachCheckStatus?.() ?? source.checkStatus();
   let sliceStart = performance.now();
   const due = () => performance.now() - sliceStart >= sliceMs;
   const pause = async () => {
@@ -66,10 +67,10 @@ export async function* metricsChunks(source: MetricsSource, options: MetricsChun
   };
   // Aggregate families as they are now, beside the list of checks.
   const global = new Map(allFamilies.filter((f) => !isPerCheck(f)).map((f) => [f, sampleLines(f, scrape.snap)]));
-  const pieces = new Array<CheckPieces>(statuses.length);
-  for (let i = 0; i < statuses.length; i++) {
-    pieces[i] = piecesOf(scrape, statuses[i]);
-    if ((i & 63) === 63 && due()) await pause();
+  const pieces: CheckPieces[] = [];
+  for (const status of statuses) {
+    pieces.push(piecesOf(scrape, status));
+    if ((pieces.length & 63) === 0 && due()) await pause();
   }
   scrape.state.sweep(scrape.number);
   let chunk = '';

@@ -190,6 +190,21 @@ export class CheckRunner extends EventEmitter {
     }));
   }
 
+  /**
+   * checkStatus() made one check at a time: the list of checks is taken now,
+   * each status when it is read (a check removed meanwhile shows its last
+   * state). A sliced scrape of 100,000 checks held all their status objects
+   * at once, 30-140 ms of work and young objects to copy.
+   */
+  eachCheckStatus(): Generator<CheckStatus, void, undefined> {
+    const entries = [...this.#entries.values()];
+    return (function* statuses() {
+      for (const e of entries) {
+        yield { id: e.def.id, definition: e.def, running: e.running, last: e.last, lastStateChangeAt: e.lastStateChangeAt };
+      }
+    })();
+  }
+
   /** stats() and every check's series in the Prometheus text exposition format. */
   metrics(): string {
     return formatMetrics(this);

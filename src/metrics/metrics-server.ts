@@ -2,10 +2,10 @@
 // noshell run. Loopback unless the caller names another address: the series
 // carry check ids, commands' perfdata and process details.
 //
-// A render of 1,000 checks takes 90-270 ms on the event loop, so requests
-// share renders: concurrent ones wait for the one in flight, and one that
-// comes within `maxAgeMs` (default 1 s) of a render's start gets that body.
-// Hammering the endpoint costs at most one render per second.
+// Requests share renders (shared-render.ts): concurrent ones get the chunks
+// of the one in flight as they come, and one that comes within `maxAgeMs`
+// (default 1 s) of a render's start gets that body. Hammering the endpoint
+// costs at most one render per second; HEAD costs none.
 //
 // Connections are few and short: a scraper needs one or two. Idle ones
 // cost a file descriptor each, the same fds the checks need for their
@@ -16,6 +16,7 @@
 // most of the fd limit to the children.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SharedRender } from './shared-render';
 
 /** What is served: a prom-client Registry, or anything that renders the text format. */
 export interface MetricsSource {
@@ -61,43 +62,49 @@ function positive(value: number | undefined, name: string, dflt: number): number
 
 const WRITE_SLICE_MS = 5;
 
-async function renderChunks(source: MetricsSource): Promise<readonly string[]> {
-  if (source.chunks === undefined) return [await source.metrics()];
-  const body: string[] = [];
-  for await (const c of source.chunks()) body.push(c);
-  return body;
+/** Resolves on 'drain' or 'close', whichever comes first. */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      res.off('drain', done).off('close', done);
+      resolve();
+    };
+    res.on('drain', done).on('close', done);
+  });
 }
 
 /**
- * Chunked transfer, a chunk at a time as the socket takes them, with a turn
- * of the event loop every few ms: a fast reader on loopback takes every write
- * at once, and 50 MB written in one go blocked the loop for 70-270 ms. A
- * client that goes away ends it.
+ * The render's chunks as they come, a chunk at a time as the socket takes
+ * them, with a turn of the event loop every few ms: a fast reader on
+ * loopback takes every write at once, and 50 MB written in one go blocked
+ * the loop for 70-270 ms. While a write waits for the client, no progress
+ * for sendTimeout ms closes the connection (its 'timeout' listener destroys
+ * the socket). A render that fails part way cuts the body off: the client
+ * sees an incomplete response, not a shorter one that looks whole.
  */
-async function writeBody(res: http.ServerResponse, body: readonly string[]): Promise<void> {
-  if (body.length === 1) {
-    res.end(body[0]);
-    return;
-  }
+async function writeBody(res: http.ServerResponse, render: SharedRender, sendTimeout: number): Promise<void> {
   let sliceStart = performance.now();
-  for (const chunk of body) {
+  for (let i = 0; ;) {
     if (res.destroyed) return;
+    if (i === render.chunks.length) {
+      if (render.done) break;
+      await render.more(i);
+      sliceStart = performance.now();
+      continue;
+    }
     if (performance.now() - sliceStart >= WRITE_SLICE_MS) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sliceStart = performance.now();
-      if (res.destroyed) return;
+      continue;
     }
-    if (!res.write(chunk)) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off('drain', done).off('close', done);
-          resolve();
-        };
-        res.on('drain', done).on('close', done);
-      });
+    if (!res.write(render.chunks[i++])) {
+      res.socket?.setTimeout(sendTimeout);
+      await drained(res);
+      res.socket?.setTimeout(0);
     }
   }
-  res.end();
+  if (render.error !== null) res.destroy();
+  else res.end();
 }
 
 export async function serveMetrics(registry: MetricsSource, options: ServeMetricsOptions): Promise<MetricsServer> {
@@ -109,20 +116,12 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   const requestTimeout = Math.max(headersTimeout, positive(options.requestTimeoutMs, 'requestTimeoutMs', 10_000));
   const keepAliveTimeout = positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5000);
   const sendTimeout = positive(options.sendTimeoutMs, 'sendTimeoutMs', 5000);
-  let inFlight: Promise<readonly string[]> | null = null;
-  let last: { body: readonly string[]; startedAt: number } | null = null;
-  const render = (): Promise<readonly string[]> => {
-    if (last !== null && performance.now() - last.startedAt < maxAgeMs) return Promise.resolve(last.body);
-    if (inFlight === null) {
-      const startedAt = performance.now();
-      const p = renderChunks(registry);
-      inFlight = p;
-      // A failed render is not kept: the next request tries again.
-      p.then((body) => (last = { body, startedAt }), () => {}).finally(() => {
-        if (inFlight === p) inFlight = null;
-      });
-    }
-    return inFlight;
+  // The render in flight or the latest; a failed one is not shared once it has ended.
+  let current: SharedRender | null = null;
+  const render = (): SharedRender => {
+    const c = current;
+    if (c !== null && (!c.done || (c.error === null && performance.now() - c.startedAt < maxAgeMs))) return c;
+    return (current = new SharedRender(registry));
   };
   const server = http.createServer({
     headersTimeout, requestTimeout, keepAliveTimeout,
@@ -136,17 +135,21 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;
     }
-    render().then(
-      (body) => {
-        // From here the socket must make progress: no write taken for sendTimeout ms
-        // closes it (the connection's 'timeout' listener destroys the socket).
-        req.socket.setTimeout(sendTimeout);
-        res.writeHead(200, { 'content-type': registry.contentType });
-        if (req.method === 'HEAD') res.end();
-        else void writeBody(res, body);
-      },
-      (e: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${(e as Error).message}\n`),
-    );
+    // HEAD: the headers a GET would get, without a render.
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-type': registry.contentType }).end();
+      return;
+    }
+    const r = render();
+    // The status waits for the first chunk: a render that fails at once is a 500.
+    void r.more(0).then(() => {
+      if (r.chunks.length === 0 && r.error !== null) {
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(`${r.error.message}\n`);
+        return;
+      }
+      res.writeHead(200, { 'content-type': registry.contentType });
+      return writeBody(res, r, sendTimeout);
+    });
   });
   server.maxConnections = maxConnections;
   // A connection that sent nothing at all is not a request yet for the
