@@ -33,16 +33,10 @@ function itemFamily(name: string, help: string, read: (p: PerfSeries) => number 
 // A range's finite ends: `10` gives low 0 and high 10, `10:` only low,
 // `~:10` only high; alert="inside" marks an '@' range.
 function thresholdFamily(name: string, help: string, read: (p: PerfSeries) => ThresholdRange | undefined): MetricFamily {
-  // Label objects live as long as the result they came from: scrapes reuse them.
-  const made = new WeakMap<PerfSeries, { low: Sample['labels']; high: Sample['labels'] }>();
-  const labelsOf = (p: PerfSeries, r: ThresholdRange) => {
-    let l = made.get(p);
-    if (l === undefined) {
-      const base = { ...p.labels, alert: r.alertInside ? 'inside' : 'outside' };
-      made.set(p, (l = { low: { ...base, bound: 'low' }, high: { ...base, bound: 'high' } }));
-    }
-    return l;
-  };
+  // Made per render: kept pieces render a check once per result.
+  const labelsOf = (p: PerfSeries, r: ThresholdRange, bound: 'low' | 'high'): Sample['labels'] => (
+    { check: p.labels.check, label: p.labels.label, uom: p.labels.uom, alert: r.alertInside ? 'inside' : 'outside', bound }
+  );
   return {
     name, help, type: 'gauge', labelNames: [...LABELS, 'bound', 'alert'],
     samples: (snap) => {
@@ -52,9 +46,8 @@ function thresholdFamily(name: string, help: string, read: (p: PerfSeries) => Th
         for (const p of c.perf.series) {
           const r = read(p);
           if (r === undefined) continue;
-          const labels = labelsOf(p, r);
-          if (Number.isFinite(r.start)) out.push({ labels: labels.low, value: r.start });
-          if (Number.isFinite(r.end)) out.push({ labels: labels.high, value: r.end });
+          if (Number.isFinite(r.start)) out.push({ labels: labelsOf(p, r, 'low'), value: r.start });
+          if (Number.isFinite(r.end)) out.push({ labels: labelsOf(p, r, 'high'), value: r.end });
         }
       }
       return out;

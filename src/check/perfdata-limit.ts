@@ -44,16 +44,31 @@ export interface PerfdataDropped {
 
 interface CheckState {
   definition: object;
-  keys: Set<string>;
+  /** Label sets held (JSON of [label, base unit]); null until the first one. */
+  keys: Set<string> | null;
   result: object | null;
-  series: PerfSeries[];
+  /** Which items of `result` are exposed, by index; null: all of them. */
+  kept: number[] | null;
   dropped: PerfdataDropped;
 }
+
+/** What read() gives for a check that has no result yet (shared: nothing of it is kept). */
+const NO_RESULT: ReturnType<PerfdataLimit['read']> = Object.freeze({
+  series: Object.freeze([]), labelSets: 0, dropped: Object.freeze({ limit: 0, duplicate: 0, tooLong: 0 }),
+});
 
 function scaleRange(r: ThresholdRange, factor: number): ThresholdRange {
   return { start: scale(r.start, factor), end: scale(r.end, factor), alertInside: r.alertInside };
 }
 
+type Perfdata = NonNullable<CheckStatus['last']>['perfdata'];
+
+/**
+ * Each check's caps: the label sets it holds and what was left out. The
+ * series themselves are made from the result whenever they are read, not
+ * kept: kept per-check pieces need them once per result, and holding them
+ * (with their label objects and scaled ranges) cost ~600 B per check.
+ */
 export class PerfdataLimit {
   readonly #checks = new Map<string, CheckState>();
 
@@ -63,18 +78,27 @@ export class PerfdataLimit {
   read(status: CheckStatus): { series: readonly PerfSeries[]; labelSets: number; dropped: Readonly<PerfdataDropped> } {
     let st = this.#checks.get(status.id);
     if (st === undefined || st.definition !== status.definition) {
-      st = { definition: status.definition, keys: new Set(), result: null, series: [], dropped: { limit: 0, duplicate: 0, tooLong: 0 } };
+      if (status.last === null) {
+        // Nothing to hold yet; a replaced definition starts over.
+        if (st !== undefined) this.#checks.delete(status.id);
+        return NO_RESULT;
+      }
+      st = { definition: status.definition, keys: null, result: null, kept: null, dropped: { limit: 0, duplicate: 0, tooLong: 0 } };
       this.#checks.set(status.id, st);
     }
-    if (status.last !== null && st.result !== status.last) this.#admit(st, status.id, status.last.perfdata);
+    if (status.last === null) {
+      st.result = null;
+      return { series: [], labelSets: st.keys?.size ?? 0, dropped: st.dropped };
+    }
+    const admit = st.result !== status.last;
     st.result = status.last;
-    return { series: st.series, labelSets: st.keys.size, dropped: st.dropped };
+    return { series: this.#series(st, status.id, status.last.perfdata, admit), labelSets: st.keys?.size ?? 0, dropped: st.dropped };
   }
 
   /** UTF-16 units of the label sets held, over all checks: what the caps bound (limit × 2 × maxLabelBytes per check, and some). */
   heldLabelChars(): number {
     let n = 0;
-    for (const st of this.#checks.values()) for (const k of st.keys) n += k.length;
+    for (const st of this.#checks.values()) for (const k of st.keys ?? []) n += k.length;
     return n;
   }
 
@@ -83,38 +107,59 @@ export class PerfdataLimit {
     for (const id of this.#checks.keys()) if (!ids.has(id)) this.#checks.delete(id);
   }
 
-  #admit(st: CheckState, check: string, perfdata: NonNullable<CheckStatus['last']>['perfdata']): void {
+  /**
+   * The result's series. `admit`: a result not seen before, whose new label
+   * sets are taken while the check holds fewer than `limit` and whose items
+   * left out are counted; which items it exposes is kept. Otherwise those
+   * same items come out again, whatever the caps are now (as a cap changed
+   * after a result applies from the next result on).
+   */
+  #series(st: CheckState, check: string, perfdata: Perfdata, admit: boolean): PerfSeries[] {
+    if (!admit) {
+      const kept = st.kept;
+      return kept === null ? perfdata.map((p) => series(check, p)) : kept.map((i) => series(check, perfdata[i]));
+    }
     const seen = new Set<string>();
-    st.series = [];
-    for (const p of perfdata) {
+    const out: PerfSeries[] = [];
+    const kept: number[] = [];
+    for (let i = 0; i < perfdata.length; i++) {
+      const p = perfdata[i];
       if (longerThan(p.label, this.maxLabelBytes) || longerThan(p.uom, this.maxLabelBytes)) {
         st.dropped.tooLong++;
         continue;
       }
-      const { uom, factor } = baseUnit(p.uom);
-      const key = JSON.stringify([p.label, uom]);
+      const key = JSON.stringify([p.label, baseUnit(p.uom).uom]);
       if (seen.has(key)) {
         st.dropped.duplicate++;
         continue;
       }
       seen.add(key);
-      if (!st.keys.has(key)) {
-        if (st.keys.size >= this.limit) {
+      if (st.keys?.has(key) !== true) {
+        if ((st.keys?.size ?? 0) >= this.limit) {
           st.dropped.limit++;
           continue;
         }
-        st.keys.add(key);
+        (st.keys ??= new Set()).add(key);
       }
-      const s: PerfSeries = {
-        label: p.label, uom, labels: { check, label: p.label, uom }, value: p.value === null ? NaN : scale(p.value, factor),
-      };
-      if (p.warn !== undefined) s.warn = scaleRange(p.warn, factor);
-      if (p.crit !== undefined) s.crit = scaleRange(p.crit, factor);
-      if (p.min !== undefined) s.min = scale(p.min, factor);
-      if (p.max !== undefined) s.max = scale(p.max, factor);
-      st.series.push(s);
+      kept.push(i);
+      out.push(series(check, p));
     }
+    st.kept = kept.length === perfdata.length ? null : kept;
+    return out;
   }
+}
+
+/** One perfdata item as its series: base units, labels made once. */
+function series(check: string, p: Perfdata[number]): PerfSeries {
+  const { uom, factor } = baseUnit(p.uom);
+  const s: PerfSeries = {
+    label: p.label, uom, labels: { check, label: p.label, uom }, value: p.value === null ? NaN : scale(p.value, factor),
+  };
+  if (p.warn !== undefined) s.warn = scaleRange(p.warn, factor);
+  if (p.crit !== undefined) s.crit = scaleRange(p.crit, factor);
+  if (p.min !== undefined) s.min = scale(p.min, factor);
+  if (p.max !== undefined) s.max = scale(p.max, factor);
+  return s;
 }
 
 const limits = new WeakMap<object, PerfdataLimit>();
