@@ -44,12 +44,42 @@ export interface PerfdataDropped {
 
 interface CheckState {
   definition: object;
-  /** Label sets held (JSON of [label, base unit]); null until the first one. */
-  keys: Set<string> | null;
+  /**
+   * Label sets held (JSON of [label, base unit]); null until the first one.
+   * An array while there are few: a Set of five was ~580 B per check.
+   */
+  keys: KeySet | null;
   result: object | null;
   /** Which items of `result` are exposed, by index; null: all of them. */
   kept: number[] | null;
   dropped: PerfdataDropped;
+}
+
+/** A check's label sets: searched in an array up to 16 of them, a Set beyond. */
+class KeySet {
+  #few: string[] | null = [];
+  #many: Set<string> | null = null;
+
+  get size(): number {
+    return this.#few !== null ? this.#few.length : this.#many!.size;
+  }
+
+  has(key: string): boolean {
+    return this.#few !== null ? this.#few.includes(key) : this.#many!.has(key);
+  }
+
+  add(key: string): void {
+    if (this.#few === null) this.#many!.add(key);
+    else if (this.#few.length < 16) this.#few.push(key);
+    else {
+      this.#many = new Set(this.#few).add(key);
+      this.#few = null;
+    }
+  }
+
+  *[Symbol.iterator](): Generator<string> {
+    yield* this.#few ?? this.#many!;
+  }
 }
 
 /** What read() gives for a check that has no result yet (shared: nothing of it is kept). */
@@ -139,7 +169,7 @@ export class PerfdataLimit {
           st.dropped.limit++;
           continue;
         }
-        (st.keys ??= new Set()).add(key);
+        (st.keys ??= new KeySet()).add(key);
       }
       kept.push(i);
       out.push(series(check, p));

@@ -292,7 +292,10 @@ export class CheckRunner extends EventEmitter {
       state: result.state, stateName: result.stateName, output: result.output, longOutput: result.longOutput,
       perfdata: result.perfdata, perfdataErrors: result.perfdataErrors, exitCode: result.exitCode,
       signal: result.signal, timedOut: result.timedOut, truncated: result.truncated, durationMs: result.durationMs,
-      rusage: result.rusage, stdout: result.stdout, stderr: result.stderr, command: result.command, viaShell: result.viaShell,
+      rusage: result.rusage, stdout: result.stdout, stderr: result.stderr,
+      // The same text every run: the last result's string is kept, this run's copy let go.
+      command: entry.last !== null && entry.last.command === result.command ? entry.last.command : result.command,
+      viaShell: result.viaShell,
       spawnError: result.spawnError,
       id: entry.def.id, attempt: entry.attempt, maxAttempts, stateType: soft ? 'SOFT' : 'HARD',
       scheduledAt, startedAt, finishedAt, latencyMs: startedAt - scheduledAt,

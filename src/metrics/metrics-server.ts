@@ -22,8 +22,14 @@ import { SharedRender } from './shared-render';
 export interface MetricsSource {
   readonly contentType: string;
   metrics(): Promise<string>;
-  /** The same text in chunks, rendered in slices (runnerMetricsSource): served chunked, never joined into one string. */
+  /** The same text in chunks, rendered in slices (createRunnerSource): served chunked, never joined into one string. */
   chunks?(): AsyncIterable<string>;
+  /**
+   * The chunks as the strings they are made of (createRunnerSource): what a
+   * shared render keeps is then references to text the source keeps anyway.
+   * Preferred over chunks() when both are there.
+   */
+  parts?(): AsyncIterable<readonly string[]>;
 }
 
 export interface MetricsServer {
@@ -62,27 +68,36 @@ function positive(value: number | undefined, name: string, dflt: number): number
 
 const WRITE_SLICE_MS = 5;
 
-/** Resolves on 'drain' or 'close', whichever comes first. */
-function drained(res: http.ServerResponse): Promise<void> {
+/**
+ * Writes `bytes` and resolves when the socket has taken them (the write's
+ * callback) or the connection has closed. Meanwhile no progress for
+ * `sendTimeout` ms closes the connection (its 'timeout' listener destroys
+ * the socket): a client that asks and never reads held its slot forever.
+ */
+function send(res: http.ServerResponse, bytes: Buffer, sendTimeout: number): Promise<void> {
   return new Promise<void>((resolve) => {
     const done = () => {
-      res.off('drain', done).off('close', done);
+      res.off('close', done);
+      res.socket?.setTimeout(0);
       resolve();
     };
-    res.on('drain', done).on('close', done);
+    res.on('close', done);
+    res.socket?.setTimeout(sendTimeout);
+    res.write(bytes, done);
   });
 }
 
 /**
- * The render's chunks as they come, a chunk at a time as the socket takes
- * them, with a turn of the event loop every few ms: a fast reader on
- * loopback takes every write at once, and 50 MB written in one go blocked
- * the loop for 70-270 ms. While a write waits for the client, no progress
- * for sendTimeout ms closes the connection (its 'timeout' listener destroys
- * the socket). A render that fails part way cuts the body off: the client
- * sees an incomplete response, not a shorter one that looks whole.
+ * The render's chunks as they come, each encoded into one buffer this
+ * response reuses and written once the socket took the last: no garbage per
+ * chunk (joined strings of a 150 MB body were 150 MB of it per scrape, kept
+ * until the next full collection), and a turn of the event loop every few
+ * ms, since a fast reader on loopback takes every write at once. A render
+ * that fails part way cuts the body off: the client sees an incomplete
+ * response, not a shorter one that looks whole.
  */
 async function writeBody(res: http.ServerResponse, render: SharedRender, sendTimeout: number): Promise<void> {
+  let buffer = Buffer.alloc(0);
   let sliceStart = performance.now();
   for (let i = 0; ;) {
     if (res.destroyed) return;
@@ -97,11 +112,14 @@ async function writeBody(res: http.ServerResponse, render: SharedRender, sendTim
       sliceStart = performance.now();
       continue;
     }
-    if (!res.write(render.chunks[i++])) {
-      res.socket?.setTimeout(sendTimeout);
-      await drained(res);
-      res.socket?.setTimeout(0);
-    }
+    const parts = render.chunks[i++];
+    let chars = 0;
+    for (const p of parts) chars += p.length;
+    // A UTF-16 unit is at most 3 bytes of UTF-8.
+    if (buffer.length < chars * 3) buffer = Buffer.allocUnsafeSlow(Math.max(chars * 3, 64 * 1024));
+    let n = 0;
+    for (const p of parts) n += buffer.write(p, n, 'utf8');
+    await send(res, buffer.subarray(0, n), sendTimeout);
   }
   if (render.error !== null) res.destroy();
   else res.end();
