@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { formatMetrics } from '../src/check/metrics';
 import { CheckRunner, createRunnerRegistry, createRunnerSource, serveMetrics, type MetricsServer } from '../src/index';
-import { bigSource } from './metrics-source';
+import { bigSource, FakeSource } from './metrics-source';
 import { one, parseExposition, promtoolCheck, requirePeer } from './metrics-text';
 
 const havePromtool = requirePeer('promtool', 'prometheus');
@@ -132,6 +132,25 @@ describe('/metrics streams large scrapes', () => {
     expect(reply.body).toContain('\nnoshell_check_state{check="host-9999/ping"} 3\n');
     // promtool lints prom-client's own nodejs_active_*_total gauges: the runner's part only.
     if (havePromtool) expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
+  });
+
+  it('ids and labels outside ASCII (2-, 3- and 4-byte UTF-8, at every chunk boundary) come byte for byte', async () => {
+    const source = new FakeSource();
+    for (let i = 0; i < 4000; i++) {
+      const id = `${'é€😀'.repeat(1 + (i % 7))}-${i}`;
+      source.define(id);
+      source.result(id, 0, [{ label: `ü${'😀'.repeat(i % 3)}`, value: i, uom: 'ms' }]);
+    }
+    server = await serveMetrics(createRunnerSource(source), { port: 0 });
+    const bytes = await new Promise<Buffer>((resolve, reject) => {
+      http.get(server!.url, { agent: false }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d)).on('end', () => resolve(Buffer.concat(parts)));
+      }).on('error', reject);
+    });
+    const text = formatMetrics(source);
+    expect(bytes.length).toBeGreaterThan(1024 * 1024);
+    expect(bytes.subarray(bytes.length - Buffer.byteLength(text)).equals(Buffer.from(text, 'utf8'))).toBe(true);
   });
 
   it('a running CheckRunner served through its metricsChunks(): the same body as runner.metrics()', async () => {
