@@ -16,7 +16,7 @@ export function quoteText(text: string, max = MAX_QUOTED): string {
 export const MAX_NAME = 40;
 
 /**
- * Of a name that is no identifier (anything but letters, digits, `_ . -`),
+ * Of a name that is no identifier (anything but letters, digits, `_ . - [ ]`),
  * fewer still: a line of /etc/shadow read as YAML is one "field" whose first
  * 40 characters held the salt and part of the hash (issue 17).
  */
@@ -25,7 +25,9 @@ export const MAX_ODD_NAME = 8;
 function isIdentifier(name: string, upTo: number): boolean {
   for (let i = 0; i < upTo; i++) {
     const c = name.charCodeAt(i);
-    const ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x2d;
+    // Letters, digits, _ . - and the brackets of a field path's index (checks[0], metrics.perfdata.checks[2]).
+    const ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2e || c === 0x2d
+      || c === 0x5b || c === 0x5d;
     if (!ok) return false;
   }
   return true;

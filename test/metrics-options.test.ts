@@ -123,6 +123,24 @@ describe('metrics options', () => {
       expect(defs.map((d) => [d.id, d.metrics])).toEqual([['a', { perfdata: false }], ['b', true], ['c', false]]);
       writeFileSync(file, JSON.stringify({ checks: [{ id: 'a', command: '/bin/true', interval: 1000, metrics: { perfdata: 'no' } }] }));
       expect(() => loadChecksFile(file)).toThrow(/checks\[0\] \(id "a"\): field "metrics": expected true, false or \{ "perfdata": false \}, got \{"perfdata":"no"\}/);
+      // The file's own "metrics": runner-wide options, as configureRunnerMetrics takes them.
+      const one = [{ id: 'a', command: '/bin/true', interval: 1000 }];
+      const runnerWide = { perfdata: { checks: ['web-*'], labels: ['rta'] }, perfdataLimit: 20, perfdataLabelMaxBytes: 64 };
+      writeFileSync(file, JSON.stringify({ metrics: runnerWide, checks: one }));
+      expect(loadChecksFile(file).metrics).toEqual(runnerWide);
+      writeFileSync(file, JSON.stringify({ checks: one }));
+      expect(loadChecksFile(file).metrics).toEqual({});
+      for (const [bad, why] of [
+        [{ perfdata: 'some' }, /the file: field "metrics.perfdata": expected true, false or \{ "checks": \[...\], "labels": \[...\] \}, got "some"/],
+        // A field path with an index is quoted whole, not cut as an odd name.
+        [{ perfdata: { checks: [''] } }, /the file: field "metrics.perfdata.checks\[0\]": expected an array of check ids or labels/],
+        [{ perfdataLimit: -1 }, /the file: field "metrics.perfdataLimit": expected a whole number >= 0, got -1/],
+        [{ perfdataLabelMaxBytes: 0 }, /the file: field "metrics.perfdataLabelMaxBytes": expected a whole number >= 1, got 0/],
+        [{ perfdta: false }, /the file: unknown field "metrics.perfdta"/],
+      ] as const) {
+        writeFileSync(file, JSON.stringify({ metrics: bad, checks: one }));
+        expect(() => loadChecksFile(file)).toThrow(why);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

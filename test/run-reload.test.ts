@@ -101,4 +101,42 @@ describe('noshell run: SIGHUP reloads the checks file', () => {
     expect(stderr).not.toContain('reloaded');
     expect(stderr).not.toContain('reload of');
   }, 60_000);
+  it('the file\'s top-level "metrics" options apply at start and again at each reload; left out, they go back to the defaults', async () => {
+    const file = path.join(tmp, 'metrics.json');
+    const perf = (id: string) => ({ id, command: ['/bin/echo', 'OK | rta=1ms;5;10 pl=0%'], interval: '200ms' });
+    const write = (metrics?: object) => writeFileSync(file, JSON.stringify({ ...(metrics ? { metrics } : {}), checks: [perf('web-1'), perf('db-1')] }));
+    write({ perfdata: { checks: ['web-*'], labels: ['rta'] }, perfdataLimit: 7 });
+    const child = spawn(process.execPath, [CLI, 'run', '--allow-root', '--metrics-port', '0', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    started.push(child);
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    expect(await waitFor(() => stderr.includes('checks from'), 15_000), stderr).toBe(true);
+    const url = /metrics on (\S+)/.exec(stderr)![1];
+    const perfLines = async () => (await (await fetch(url)).text()).split('\n').filter((l) => l.startsWith('noshell_check_perfdata{'));
+    const limitLine = async () => (await (await fetch(url)).text()).split('\n').find((l) => l.startsWith('noshell_check_perfdata_label_sets_limit '));
+    // The first results: every scrape is a new render until then (maxAgeMs starts at each render).
+    for (const end = Date.now() + 15_000; (await perfLines()).length === 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 1100));
+    expect(await perfLines()).toEqual(['noshell_check_perfdata{check="web-1",label="rta",uom="s"} 0.001']);
+    expect(await limitLine()).toBe('noshell_check_perfdata_label_sets_limit 7');
+
+    write({ perfdata: false });
+    child.kill('SIGHUP');
+    expect(await waitFor(() => stderr.includes('new metrics options') && stderr.includes('reloaded'), 15_000), stderr).toBe(true);
+    // A scrape within a second of the last may be that one (maxAgeMs).
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await perfLines()).toEqual([]);
+    expect(await limitLine()).toBe('noshell_check_perfdata_label_sets_limit 100');
+
+    const reloads = stderr.split('reloaded').length;
+    write();
+    child.kill('SIGHUP');
+    expect(await waitFor(() => stderr.split('reloaded').length > reloads, 15_000), stderr).toBe(true);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await perfLines()).length).toBe(4);
+    // An unchanged file changes nothing: no new options line.
+    const optionLines = stderr.split('new metrics options').length;
+    child.kill('SIGHUP');
+    expect(await waitFor(() => stderr.split('reloaded').length > reloads + 1, 15_000), stderr).toBe(true);
+    expect(stderr.split('new metrics options').length).toBe(optionLines);
+  }, 60_000);
 });

@@ -12,7 +12,7 @@ import { loadChecksFile, type ChecksFile } from './checks-file';
 
 type Message =
   | { kind: 'batch'; checks: ChecksFile['checks'] }
-  | { kind: 'done'; runner: ChecksFile['runner'] }
+  | { kind: 'done'; runner: ChecksFile['runner']; metrics: ChecksFile['metrics'] }
   | { kind: 'error'; typeError: boolean; message: string };
 
 const WORKER = path.join(__dirname, 'checks-file-worker.js');
@@ -50,7 +50,7 @@ export function loadChecksFileOffThread(file: string, signal?: AbortSignal): Pro
         return;
       }
       answered = true;
-      if (m.kind === 'done') resolve({ runner: m.runner, checks });
+      if (m.kind === 'done') resolve({ runner: m.runner, metrics: m.metrics, checks });
       else reject(m.typeError ? new TypeError(m.message) : new Error(m.message));
       void worker.terminate();
     });

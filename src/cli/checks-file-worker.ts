@@ -20,14 +20,14 @@ try {
   port.postMessage({ kind: 'error', typeError: e instanceof TypeError, message: String(e.message) });
 }
 if (loaded !== null) {
-  const { runner, checks } = loaded;
+  const { runner, metrics, checks } = loaded;
   let next = 0;
   const send = () => {
     if (next < checks.length) {
       port.postMessage({ kind: 'batch', checks: checks.slice(next, next + BATCH) });
       next += BATCH;
     } else {
-      port.postMessage({ kind: 'done', runner });
+      port.postMessage({ kind: 'done', runner, metrics });
       port.off('message', send);
     }
   };

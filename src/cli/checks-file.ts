@@ -9,6 +9,7 @@
 // own: a reload compares definitions, and a changed default is a changed
 // check. User and group names are resolved separately (resolveChecks), since
 // that asks the system's user database.
+import type { RunnerMetricsOptions } from '../check/metrics-state';
 import type { CheckDefinition, RunnerOptions } from '../check/runner';
 import { quoteName } from '../quote-text';
 import { readChecksData } from './checks-file-text';
@@ -26,6 +27,8 @@ export interface FileCheck {
 export interface ChecksFile {
   /** Runner-wide settings: concurrency. */
   runner: RunnerOptions;
+  /** Which series /metrics exposes, and the perfdata caps (the file's top-level "metrics"). */
+  metrics: RunnerMetricsOptions;
   checks: FileCheck[];
 }
 
@@ -64,7 +67,7 @@ export function loadChecksFile(file: string): ChecksFile {
     checks.push({ definition, ...(user !== undefined ? { user } : {}), ...(group !== undefined ? { group } : {}) });
   });
   if (problems.length > 0) throw new TypeError(`${file}: invalid checks file:\n  ${problems.join('\n  ')}`);
-  return { runner: data.concurrency !== undefined ? { concurrency: data.concurrency } : {}, checks };
+  return { runner: data.concurrency !== undefined ? { concurrency: data.concurrency } : {}, metrics: data.metrics ?? {}, checks };
 }
 
 /**

@@ -93,6 +93,17 @@ const checkSchema = v.strictObject({
   ...optionFields,
 });
 
+const NAMES = 'an array of check ids or labels, exact or a prefix ending in *';
+const names = v.array(nonEmpty(NAMES), NAMES);
+const PERFDATA = 'true, false or { "checks": [...], "labels": [...] }';
+
+/** The runner-wide metrics options of `noshell run` (RunnerMetricsOptions). */
+const runnerMetrics = v.strictObject({
+  perfdata: v.optional(v.union([v.boolean(), v.strictObject({ checks: v.optional(names), labels: v.optional(names) }, PERFDATA)], PERFDATA)),
+  perfdataLimit: v.optional(v.pipe(v.number('a whole number >= 0'), v.integer('a whole number >= 0'), v.minValue(0, 'a whole number >= 0'))),
+  perfdataLabelMaxBytes: v.optional(v.pipe(v.number('a whole number >= 1'), v.integer('a whole number >= 1'), v.minValue(1, 'a whole number >= 1'))),
+}, 'an object of metrics options (perfdata, perfdataLimit, perfdataLabelMaxBytes)');
+
 export const checksFileSchema = v.strictObject({
   concurrency: v.optional(v.pipe(v.number('a whole number >= 1'), v.integer('a whole number >= 1'), v.minValue(1, 'a whole number >= 1'))),
   macros: v.optional(v.record(
@@ -101,6 +112,7 @@ export const checksFileSchema = v.strictObject({
     'an object of USERn: "value" strings',
   )),
   defaults: v.optional(v.strictObject(optionFields, 'an object of check options')),
+  metrics: v.optional(runnerMetrics),
   checks: v.array(checkSchema, 'an array of checks'),
 }, 'an object with a "checks" array');
 

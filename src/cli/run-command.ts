@@ -1,7 +1,9 @@
 // noshell run <checks file> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]
 // noshell run --check <checks file>
 import { CheckRunner, type CheckRunResult } from '../check/runner';
-import { AppliedChecks } from './checks-reload';
+import { configureRunnerMetrics, type RunnerMetricsOptions } from '../check/metrics-state';
+import { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from '../check/perfdata-limit';
+import { AppliedChecks, sameDefinition } from './checks-reload';
 import { loadRunChecks, onReload } from './run-reload';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
 import { createRunnerSource } from '../metrics/runner-source';
@@ -94,12 +96,26 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
     }, (sig) => err(`noshell run: ${sig}, already stopping; running checks are killed ${DEADLINE / 1000} s after the first signal\n`),
     ['SIGINT', 'SIGTERM']);
   });
-  const reload = onReload({ file, allowRoot, concurrency: concurrency ?? config.concurrency, fixedConcurrency: concurrency !== undefined },
-    applied, () => stop.caught !== null, err);
+  // The file's "metrics" options: a reload that changes them renders every check's series again.
+  let metricsOptions = config.metrics;
+  const metrics = (next: RunnerMetricsOptions) => {
+    if (sameDefinition(next, metricsOptions)) return;
+    metricsOptions = next;
+    // What the file leaves out goes back to the default.
+    configureRunnerMetrics(runner, {
+      perfdata: next.perfdata ?? true,
+      perfdataLimit: next.perfdataLimit ?? DEFAULT_PERFDATA_LIMIT,
+      perfdataLabelMaxBytes: next.perfdataLabelMaxBytes ?? DEFAULT_PERFDATA_LABEL_MAX_BYTES,
+    });
+    err('noshell run: reload: new metrics options\n');
+  };
+  const reload = onReload({
+    file, allowRoot, concurrency: concurrency ?? config.concurrency, fixedConcurrency: concurrency !== undefined, metrics,
+  }, applied, () => stop.caught !== null, err);
 
   let server: MetricsServer | undefined;
   if (port !== undefined) {
-    server = await serveMetrics(createRunnerSource(runner), { host, port }).catch((e: unknown) => {
+    server = await serveMetrics(createRunnerSource(runner, config.metrics), { host, port }).catch((e: unknown) => {
       stop.remove();
       reload.remove();
       throw metricsListenError('noshell run', host, port, e);
