@@ -43,8 +43,10 @@ describe.skipIf(!existsSync(CHECK_DUMMY))('noshell bench --scale', () => {
     const r = spawnSync(process.execPath, [CLI, 'bench', '--scale', '--sizes', '200', '--seconds', '5'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
     const rows = r.stdout.split('\n').filter((l) => l.startsWith('| 200 |'));
-    expect(rows, r.stdout).toHaveLength(3);
-    const [main, ...reloads] = rows.map(cells);
+    expect(rows, r.stdout).toHaveLength(4);
+    const [main, ...rest] = rows.map(cells);
+    const reloads = rest.slice(0, 2);
+    const full = rest[2];
     expect(main).toHaveLength(13);
     const [, interval, start, rss, rssPerCheck, heap, , scrapeS, scrapeMiB, scrapeBlock, otherBlock, latency, results] = main;
     // 200 checks offering 300 checks/s: each every 0.67 s.
@@ -69,9 +71,21 @@ describe.skipIf(!existsSync(CHECK_DUMMY))('noshell bench --scale', () => {
       expect(Number.isFinite(Number(c[4])), c.join(' | ')).toBe(true);
     }
 
-    // The baseline run and the measured one, each gone.
+    // Every check reported (200 at 800/s: within a second or so), memory and three scrapes then.
+    expect(full, full.join(' | ')).toHaveLength(8);
+    const [, reportedAfter, fullRss, fullHeap, , fullScrapes, fullMiB, fullBlock] = full;
+    expect(reportedAfter).not.toContain('only');
+    expect(Number(reportedAfter)).toBeGreaterThan(0);
+    expect(numbers(fullRss)[0]).toBeGreaterThan(20);
+    expect(Number(fullHeap)).toBeGreaterThan(0);
+    expect(numbers(fullScrapes)).toHaveLength(3);
+    // Every check has its perfdata series now: more text than the main phase's scrape, which had some without.
+    expect(Number(fullMiB)).toBeGreaterThanOrEqual(Number(scrapeMiB));
+    expect(Number.isFinite(Number(fullBlock))).toBe(true);
+
+    // The baseline run, the measured one and the filled one, each gone.
     const spawned = [...r.stderr.matchAll(/noshell run pid (\d+) \(\d+ checks? in (\S+)\)/g)];
-    expect(spawned, r.stderr).toHaveLength(2);
+    expect(spawned, r.stderr).toHaveLength(3);
     for (const [, pid, dir] of spawned) {
       const cmdline = existsSync(`/proc/${pid}`) ? readFileSync(`/proc/${pid}/cmdline`, 'utf8') : '';
       expect(cmdline, `pid ${pid}`).not.toContain(dir);

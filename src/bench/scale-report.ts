@@ -2,6 +2,7 @@
 // scrapes and latency; one row per size and reload for the reloads.
 import { fmtMs } from './report';
 import type { Latency } from './scale-figures';
+import { FILL_RATE, type FullRow } from './scale-full';
 import type { ScaleRow } from './scale-measure';
 
 const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
@@ -51,5 +52,22 @@ export function formatReloadTable(rows: readonly ScaleRow[]): string {
       `${x.blockAtLeast ? '≥ ' : ''}${fmtMs(x.blockMs)}`, `${r.drained ? '' : '≥ '}${triple(x.latency)}`, String(x.latency.n),
     ]);
   }));
+  return [line(head), `|${head.map(() => '--:').join('|')}|`, ...body].join('\n');
+}
+
+/** The run at FILL_RATE until every check had reported once: memory and scrapes at full size. */
+export function formatFullTable(rows: readonly FullRow[]): string {
+  const head = [`checks (all run at ${FILL_RATE}/s)`, 'reported after s', 'RSS MiB (peak)', 'heap MiB', 'heap KiB/check',
+    'scrapes s', 'scrape MiB', 'longest block in a scrape ms'];
+  const body = rows.map((r) => {
+    const ok = r.scrapes.filter((s) => s.error === null);
+    const failed = r.scrapes.length - ok.length;
+    return line([
+      r.checks.toLocaleString('en-US'), `${sec(r.fillMs)}${r.filled ? '' : ` (only ${r.results} results)`}`,
+      `${fixed(r.rssMiB, 0)} (${fixed(r.peakRssMiB, 0)})`, fixed(r.heapMiB, 0), fixed(r.heapPerCheckKiB, 2),
+      `${r.scrapes.map((s) => (s.error === null ? sec(s.ms) : 'failed')).join(' / ')}${failed > 0 ? ` (${r.scrapes.find((s) => s.error !== null)!.error})` : ''}`,
+      fixed((ok.at(-1)?.bytes ?? NaN) / 2 ** 20, 1), fmtMs(r.scrapeBlockMs),
+    ]);
+  });
   return [line(head), `|${head.map(() => '--:').join('|')}|`, ...body].join('\n');
 }
