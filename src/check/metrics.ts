@@ -82,7 +82,7 @@ export async function* metricsParts(source: MetricsSource, options: MetricsChunk
     pieces.push(piecesOf(scrape, status));
     if ((pieces.length & 63) === 0 && due()) await pause();
   }
-  scrape.state.sweep(scrape.number);
+  for (const step = scrape.state.sweepSteps(scrape.number); !step.next().done;) if (due()) await pause();
   let parts: string[] = [];
   let chars = 0;
   const add = (text: string) => {
