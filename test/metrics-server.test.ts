@@ -30,6 +30,11 @@ interface Reply {
   parts: number;
 }
 
+async function waitFor(cond: () => Promise<boolean>, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await cond()) return true;
+  return cond();
+}
+
 function get(url: string): Promise<Reply> {
   return new Promise((resolve, reject) => {
     http.get(url, { agent: false, headers: { accept: PROMETHEUS_ACCEPT, 'user-agent': 'Prometheus/3.0.0' } }, (res) => {
@@ -93,7 +98,7 @@ describe('/metrics requests share renders', () => {
     expect(render).toHaveBeenCalledTimes(2);
     await new Promise((r) => setTimeout(r, 350));
     render.mockRejectedValueOnce(new Error('boom'));
-    expect(await get(server.url)).toMatchObject({ status: 500, body: 'boom\n' });
+    expect(await get(server.url)).toMatchObject({ status: 500, body: 'metrics render failed\n' });
     expect((await get(server.url)).status).toBe(200);
     expect(render).toHaveBeenCalledTimes(4);
   });
@@ -299,6 +304,51 @@ describe('/metrics streams large scrapes', () => {
     expect(reply.statusCode).toBe(200);
     expect(reply.headers['content-type']).toBe(registry.contentType);
     expect(render).not.toHaveBeenCalled();
+  });
+
+  it('a client that pipelines requests and never reads is closed; four of them do not lock scrapers out (outside review)', async () => {
+    server = await serveMetrics(createRunnerRegistry(bigSource(5000)), { port: 0, maxConnections: 4, sendTimeoutMs: 500 });
+    const { port } = new URL(server.url);
+    const three = 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(3);
+    const sockets = await Promise.all(Array.from({ length: 4 }, () => new Promise<net.Socket>((resolve) => {
+      const s = net.connect(Number(port), '127.0.0.1', () => {
+        s.write(three);
+        // Never read: the kernel buffers fill and stay full.
+        s.pause();
+        resolve(s);
+      });
+      s.on('error', () => {});
+    })));
+    // Closed by the server (a paused client sees no 'close' of its own until it reads).
+    const connections = () => new Promise<number>((resolve) => server!.server.getConnections((_, n) => resolve(n)));
+    expect(await waitFor(async () => (await connections()) === 0, 5000)).toBe(true);
+    for (const s of sockets) s.destroy();
+    const reply = await get(server.url);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toContain('noshell_check_state{check="host-4999/ping"} 3');
+  });
+
+  it('a source that cuts a surrogate pair between two chunks still comes out as the one character', async () => {
+    const text = `# x\n${'a😀'.repeat(50_000)}\n`;
+    // Cut at every 777th unit: many cuts fall between the two halves of an emoji.
+    const cuts: string[] = [];
+    for (let i = 0; i < text.length; i += 777) cuts.push(text.slice(i, i + 777));
+    expect(cuts.some((c) => c.charCodeAt(c.length - 1) >= 0xd800 && c.charCodeAt(c.length - 1) <= 0xdbff)).toBe(true);
+    const source = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      metrics: () => Promise.resolve(text),
+      chunks: async function* chunks() {
+        yield* cuts;
+      },
+    };
+    server = await serveMetrics(source, { port: 0 });
+    const bytes = await new Promise<Buffer>((resolve, reject) => {
+      http.get(server!.url, { agent: false }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d)).on('end', () => resolve(Buffer.concat(parts)));
+      }).on('error', reject);
+    });
+    expect(bytes.equals(Buffer.from(text, 'utf8'))).toBe(true);
   });
 
   it('sendTimeoutMs must be a whole number of ms', async () => {

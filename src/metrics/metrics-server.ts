@@ -17,6 +17,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SharedRender } from './shared-render';
+import { writeBody, WriteTurns } from './write-body';
 
 /** What is served: a prom-client Registry, or anything that renders the text format. */
 export interface MetricsSource {
@@ -66,65 +67,6 @@ function positive(value: number | undefined, name: string, dflt: number): number
   return value;
 }
 
-const WRITE_SLICE_MS = 5;
-
-/**
- * Writes `bytes` and resolves when the socket has taken them (the write's
- * callback) or the connection has closed. Meanwhile no progress for
- * `sendTimeout` ms closes the connection (its 'timeout' listener destroys
- * the socket): a client that asks and never reads held its slot forever.
- */
-function send(res: http.ServerResponse, bytes: Buffer, sendTimeout: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('close', done);
-      res.socket?.setTimeout(0);
-      resolve();
-    };
-    res.on('close', done);
-    res.socket?.setTimeout(sendTimeout);
-    res.write(bytes, done);
-  });
-}
-
-/**
- * The render's chunks as they come, each encoded into one buffer this
- * response reuses and written once the socket took the last: no garbage per
- * chunk (joined strings of a 150 MB body were 150 MB of it per scrape, kept
- * until the next full collection), and a turn of the event loop every few
- * ms, since a fast reader on loopback takes every write at once. A render
- * that fails part way cuts the body off: the client sees an incomplete
- * response, not a shorter one that looks whole.
- */
-async function writeBody(res: http.ServerResponse, render: SharedRender, sendTimeout: number): Promise<void> {
-  let buffer = Buffer.alloc(0);
-  let sliceStart = performance.now();
-  for (let i = 0; ;) {
-    if (res.destroyed) return;
-    if (i === render.chunks.length) {
-      if (render.done) break;
-      await render.more(i);
-      sliceStart = performance.now();
-      continue;
-    }
-    if (performance.now() - sliceStart >= WRITE_SLICE_MS) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      sliceStart = performance.now();
-      continue;
-    }
-    const parts = render.chunks[i++];
-    let chars = 0;
-    for (const p of parts) chars += p.length;
-    // A UTF-16 unit is at most 3 bytes of UTF-8.
-    if (buffer.length < chars * 3) buffer = Buffer.allocUnsafeSlow(Math.max(chars * 3, 64 * 1024));
-    let n = 0;
-    for (const p of parts) n += buffer.write(p, n, 'utf8');
-    await send(res, buffer.subarray(0, n), sendTimeout);
-  }
-  if (render.error !== null) res.destroy();
-  else res.end();
-}
-
 export async function serveMetrics(registry: MetricsSource, options: ServeMetricsOptions): Promise<MetricsServer> {
   const host = options.host ?? '127.0.0.1';
   const maxAgeMs = options.maxAgeMs ?? 1000;
@@ -134,20 +76,39 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   const requestTimeout = Math.max(headersTimeout, positive(options.requestTimeoutMs, 'requestTimeoutMs', 10_000));
   const keepAliveTimeout = positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5000);
   const sendTimeout = positive(options.sendTimeoutMs, 'sendTimeoutMs', 5000);
-  // The render in flight or the latest; a failed one is not shared once it has ended.
+  // The render in flight or the latest; a failed one is not shared once it has ended,
+  // and an old one is let go (its readers hold it while they need it).
   let current: SharedRender | null = null;
   const render = (): SharedRender => {
     const c = current;
     if (c !== null && (!c.done || (c.error === null && performance.now() - c.startedAt < maxAgeMs))) return c;
-    return (current = new SharedRender(registry));
+    const r = (current = new SharedRender(registry));
+    void r.more(Infinity).then(() => {
+      setTimeout(() => {
+        if (current === r) current = null;
+      }, Math.max(0, maxAgeMs - (performance.now() - r.startedAt))).unref();
+    });
+    return r;
   };
+  const turns = new WriteTurns();
+  // Responses not yet ended, by connection: a client that pipelines a request behind one is
+  // closed (Prometheus never does). Queued behind another, a response has no socket of its
+  // own yet, and its writes had no send timeout: four such connections locked scrapers out.
+  const open = new WeakMap<object, number>();
   const server = http.createServer({
     headersTimeout, requestTimeout, keepAliveTimeout,
     // How often the timeouts above are looked at (Node's default, 30 s, let idle connections pile up for that long).
     connectionsCheckingInterval: Math.min(1000, headersTimeout),
   }, (req, res) => {
+    const socket = req.socket;
+    if ((open.get(socket) ?? 0) > 0) {
+      socket.destroy();
+      return;
+    }
+    open.set(socket, 1);
+    res.once('close', () => open.set(socket, 0));
     // A request came: from here on Node's own timeouts apply (a render may take long).
-    req.socket.setTimeout(0);
+    socket.setTimeout(0);
     const path = (req.url ?? '').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -161,12 +122,14 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
     const r = render();
     // The status waits for the first chunk: a render that fails at once is a 500.
     void r.more(0).then(() => {
+      if (res.destroyed) return;
+      // What failed is not told to whoever asked: its message may say more than the metrics do.
       if (r.chunks.length === 0 && r.error !== null) {
-        res.writeHead(500, { 'content-type': 'text/plain' }).end(`${r.error.message}\n`);
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics render failed\n');
         return;
       }
       res.writeHead(200, { 'content-type': registry.contentType });
-      return writeBody(res, r, sendTimeout);
+      return writeBody(res, socket, r, sendTimeout, turns);
     });
   });
   server.maxConnections = maxConnections;

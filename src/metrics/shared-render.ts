@@ -43,7 +43,7 @@ export class SharedRender {
     for (const w of wake) w();
   }
 
-  /** Resolves once there is a chunk past `have`, or the render has ended. */
+  /** Resolves once there is a chunk past `have`, or the render has ended (`have` Infinity: once it has ended). */
   more(have: number): Promise<void> {
     if (this.chunks.length > have || this.done) return Promise.resolve();
     return new Promise<void>((resolve) => this.#wake.push(resolve));
