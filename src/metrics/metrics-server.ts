@@ -83,7 +83,7 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
     const c = current;
     if (c !== null && (!c.done || (c.error === null && performance.now() - c.startedAt < maxAgeMs))) return c;
     const r = (current = new SharedRender(registry));
-    void r.more(Infinity).then(() => {
+    void r.ended.then(() => {
       setTimeout(() => {
         if (current === r) current = null;
       }, Math.max(0, maxAgeMs - (performance.now() - r.startedAt))).unref();

@@ -12,10 +12,12 @@ export class SharedRender {
   done = false;
   error: Error | null = null;
   readonly startedAt = performance.now();
+  /** Resolves when the render has ended, failed or not. */
+  readonly ended: Promise<void>;
   #wake: Array<() => void> = [];
 
   constructor(source: MetricsSource) {
-    void this.#run(source);
+    this.ended = this.#run(source);
   }
 
   async #run(source: MetricsSource): Promise<void> {
@@ -43,7 +45,7 @@ export class SharedRender {
     for (const w of wake) w();
   }
 
-  /** Resolves once there is a chunk past `have`, or the render has ended (`have` Infinity: once it has ended). */
+  /** Resolves once there may be a chunk past `have` (look again), or the render has ended. */
   more(have: number): Promise<void> {
     if (this.chunks.length > have || this.done) return Promise.resolve();
     return new Promise<void>((resolve) => this.#wake.push(resolve));
