@@ -294,6 +294,30 @@ describe('/metrics streams large scrapes', () => {
     expect(renders).toBe(2);
   });
 
+  it('a source that yields something other than text fails its render, not the process', async () => {
+    const yields: unknown[] = [42];
+    const source = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      metrics: () => Promise.resolve(''),
+      chunks: async function* chunks() {
+        yield* yields as string[];
+      },
+    };
+    server = await serveMetrics(source, { port: 0, maxAgeMs: 0 });
+    expect(await get(server.url)).toMatchObject({ status: 500, body: 'metrics render failed\n' });
+    yields.splice(0, 1, 'a 1\n', null);
+    // Cut off: before the status line came (a hang-up) or after it (an incomplete body).
+    const complete = await new Promise<boolean>((resolve) => {
+      http.get(server!.url, { agent: false }, (res) => {
+        res.resume().on('error', () => {});
+        res.on('close', () => resolve(res.complete));
+      }).on('error', () => resolve(false));
+    });
+    expect(complete).toBe(false);
+    yields.splice(0, 2, 'a 2\n');
+    expect(await get(server.url)).toMatchObject({ status: 200, body: 'a 2\n' });
+  });
+
   it('HEAD answers with the headers and renders nothing', async () => {
     const registry = bigRegistry();
     const render = vi.spyOn(registry, 'metrics');

@@ -130,7 +130,7 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
       }
       res.writeHead(200, { 'content-type': registry.contentType });
       return writeBody(res, socket, r, sendTimeout, turns);
-    });
+    }).catch(() => res.destroy());
   });
   server.maxConnections = maxConnections;
   // A connection that sent nothing at all is not a request yet for the

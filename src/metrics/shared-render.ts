@@ -34,6 +34,8 @@ export class SharedRender {
   }
 
   #push(parts: readonly string[]): void {
+    // A source of the library's user may yield anything: what is not text fails the render.
+    if (!Array.isArray(parts) || parts.some((p) => typeof p !== 'string')) throw new TypeError('a metrics source yielded something other than text');
     if (parts.every((p) => p === '')) return;
     this.chunks.push(parts);
     this.#notify();
