@@ -10,9 +10,9 @@ const SOAK = path.resolve(__dirname, '..', 'scripts', 'soak.mjs');
 // every time: its V8 grows the young generation to 128 MiB over the first
 // ~20,000 operations (20 and 22 keep 32 MiB), and RSS follows as those pages
 // are first used. Memory is now measured after WARMUP operations, over OPS
-// more, as the lowest sample of the last third against that of the first
-// (scripts/soak/report.mjs says why that and why outside the young
-// generation). In healthy runs on 20, 22, 24 and 26 the floors grew by at
+// more, from the lowest sample of each third: the least of first → last
+// third and twice each step (scripts/soak/report.mjs says why that and why
+// outside the young generation; test/soak-verdict.test.ts checks it). In healthy runs on 20, 22, 24 and 26 the floors grew by at
 // most 3.1 % (RSS) and 4.0 % (heap used); a leak of 300 bytes per operation
 // off the V8 heap makes RSS grow 8.6-9.4 %, in Buffers 19-20 % (heap used
 // 35-41 %): README, Soak.
