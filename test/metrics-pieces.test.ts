@@ -3,6 +3,8 @@
 // byte, over random histories (issue 19).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { genericFamilies } from '../src/check/check-lines';
+import { perCheckFamilies } from '../src/check/check-pieces';
 import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
 import { perfdataExposure } from '../src/check/metrics-options';
 import { takeSnapshot } from '../src/check/metrics-snapshot';
@@ -86,6 +88,12 @@ describe('scrapes from kept pieces', () => {
         }
       }
     }), { numRuns: Number(process.env.NOSHELL_FUZZ_RUNS ?? 300) });
+  });
+
+  it('every per-check family is written by the check-line writers (none falls back to the generic samples())', () => {
+    expect(perCheckFamilies.length).toBe(17);
+    expect(genericFamilies(perCheckFamilies)).toEqual([]);
+    expect(genericFamilies(allFamilies.filter((f) => !perCheckFamilies.includes(f))).length).toBe(allFamilies.length - 17);
   });
 
   it('renders a check again only when something of it changed; removed checks are forgotten', () => {

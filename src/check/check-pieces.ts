@@ -7,9 +7,10 @@ import type { RunnerStats } from './definition';
 import { allFamilies, isPerCheck } from './families';
 import { exposeCheck, type Snapshot } from './metrics-snapshot';
 import type { CheckPieces, RunnerMetricsState } from './metrics-state';
-import { sampleLines } from './metrics-text';
+import { checkLinesRenderer } from './check-lines';
 
 export const perCheckFamilies = allFamilies.filter(isPerCheck);
+const renderCheck = checkLinesRenderer(perCheckFamilies);
 
 const NONE: readonly string[] = perCheckFamilies.map(() => '');
 
@@ -39,10 +40,7 @@ export function piecesOf(scrape: Scrape, status: CheckStatus): CheckPieces {
   }
   const c = exposeCheck(status, state.limit, state.exposure);
   let text = NONE;
-  if (c !== null) {
-    const snap: Snapshot = { ...scrape.snap, checks: [c] };
-    text = perCheckFamilies.map((f) => sampleLines(f, snap));
-  }
+  if (c !== null) text = renderCheck(c, scrape.snap);
   const p: CheckPieces = {
     definition: status.definition, last: status.last, running: status.running, generation: state.generation,
     renderedBy: number, seenBy: Math.max(old?.seenBy ?? 0, number), text,

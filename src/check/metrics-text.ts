@@ -4,7 +4,8 @@
 // (metrics.ts) and must come out byte for byte the same.
 import type { MetricFamily, Snapshot } from './metrics-snapshot';
 
-function num(v: number): string {
+/** A sample value as the format writes it. */
+export function num(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
   if (v === Infinity) return '+Inf';
   if (v === -Infinity) return '-Inf';
@@ -28,17 +29,6 @@ function labelText(labels: Readonly<Record<string, string>>): string {
   let text = '';
   for (const k in labels) text += `${text === '' ? '{' : ','}${k}="${escapeLabelValue(labels[k])}"`;
   return text === '' ? text : `${text}}`;
-}
-
-// Rendered label sets, by the object, for renders from scratch: perfdata
-// label objects outlive a scrape. Kept pieces need no such cache (a WeakMap
-// entry per label set of 100,000 checks cost more in GC than it saved).
-const rendered = new WeakMap<object, string>();
-
-function renderLabels(labels: Readonly<Record<string, string>>): string {
-  let text = rendered.get(labels);
-  if (text === undefined) rendered.set(labels, (text = labelText(labels)));
-  return text;
 }
 
 /** The # HELP and # TYPE lines of a family, each ending in a line feed. */
@@ -67,7 +57,7 @@ export function sampleLines(f: MetricFamily, snap: Snapshot): string {
  * linear in the text.
  */
 const NUL = /\0/;
-function flatten(s: string): string {
+export function flatten(s: string): string {
   NUL.test(s);
   return s;
 }
@@ -77,7 +67,7 @@ export function renderFamilies(families: readonly MetricFamily[], snap: Snapshot
   const out: string[] = [];
   for (const f of families) {
     out.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
-    for (const s of f.samples(snap)) out.push(`${f.name}${s.suffix ?? ''}${renderLabels(s.labels)} ${num(s.value)}`);
+    for (const s of f.samples(snap)) out.push(`${f.name}${s.suffix ?? ''}${labelText(s.labels)} ${num(s.value)}`);
   }
   return `${out.join('\n')}\n`;
 }

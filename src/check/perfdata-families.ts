@@ -22,7 +22,7 @@ function itemFamily(name: string, help: string, read: (p: PerfSeries) => number 
         if (c.perf === null) continue;
         for (const p of c.perf.series) {
           const value = read(p);
-          if (value !== undefined) out.push({ labels: p.labels, value });
+          if (value !== undefined) out.push({ labels: { check: c.status.id, label: p.label, uom: p.uom }, value });
         }
       }
       return out;
@@ -33,9 +33,9 @@ function itemFamily(name: string, help: string, read: (p: PerfSeries) => number 
 // A range's finite ends: `10` gives low 0 and high 10, `10:` only low,
 // `~:10` only high; alert="inside" marks an '@' range.
 function thresholdFamily(name: string, help: string, read: (p: PerfSeries) => ThresholdRange | undefined): MetricFamily {
-  // Made per render: kept pieces render a check once per result.
-  const labelsOf = (p: PerfSeries, r: ThresholdRange, bound: 'low' | 'high'): Sample['labels'] => (
-    { check: p.labels.check, label: p.labels.label, uom: p.labels.uom, alert: r.alertInside ? 'inside' : 'outside', bound }
+  // Made per render: kept pieces render a check once per result (check-lines.ts, not these).
+  const labelsOf = (check: string, p: PerfSeries, r: ThresholdRange, bound: 'low' | 'high'): Sample['labels'] => (
+    { check, label: p.label, uom: p.uom, alert: r.alertInside ? 'inside' : 'outside', bound }
   );
   return {
     name, help, type: 'gauge', labelNames: [...LABELS, 'bound', 'alert'],
@@ -46,8 +46,8 @@ function thresholdFamily(name: string, help: string, read: (p: PerfSeries) => Th
         for (const p of c.perf.series) {
           const r = read(p);
           if (r === undefined) continue;
-          if (Number.isFinite(r.start)) out.push({ labels: labelsOf(p, r, 'low'), value: r.start });
-          if (Number.isFinite(r.end)) out.push({ labels: labelsOf(p, r, 'high'), value: r.end });
+          if (Number.isFinite(r.start)) out.push({ labels: labelsOf(c.status.id, p, r, 'low'), value: r.start });
+          if (Number.isFinite(r.end)) out.push({ labels: labelsOf(c.status.id, p, r, 'high'), value: r.end });
         }
       }
       return out;
