@@ -82,6 +82,14 @@ export async function writeBody(
     used = 0;
     await send(res, socket, buffer!.subarray(0, n), sendTimeout);
   };
+  // A write's callback resumes this in a later turn, among many other
+  // responses' callbacks: the rest of the chunk waits for the shared budget
+  // too (encoding on past it held the loop ~118 ms with 64 readers).
+  const sent = async (bytes: Buffer | string | null) => {
+    if (bytes === null) await flush();
+    else await send(res, socket, bytes, sendTimeout);
+    if (turns.due && !res.destroyed) await turns.next();
+  };
   for (let i = 0; ;) {
     if (res.destroyed) return;
     if (i === render.chunks.length) {
@@ -106,12 +114,12 @@ export async function writeBody(
       }
       // A UTF-16 unit is at most 3 bytes of UTF-8.
       if (p.length * 3 > BUFFER_BYTES) {
-        await flush();
+        await sent(null);
         if (res.destroyed) return;
-        await send(res, socket, p, sendTimeout);
+        await sent(p);
         continue;
       }
-      if (used + p.length * 3 > BUFFER_BYTES) await flush();
+      if (used + p.length * 3 > BUFFER_BYTES) await sent(null);
       if (res.destroyed) return;
       buffer ??= Buffer.allocUnsafeSlow(BUFFER_BYTES);
       used += buffer.write(p, used, 'utf8');
