@@ -2,6 +2,7 @@
 // metricsChunks) against a from-scratch render of the same state, byte for
 // byte, over random histories (issue 19).
 import fc from 'fast-check';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { genericFamilies } from '../src/check/check-lines';
 import { perCheckFamilies } from '../src/check/check-pieces';
@@ -11,8 +12,9 @@ import { takeSnapshot } from '../src/check/metrics-snapshot';
 import { configureRunnerMetrics, metricsStateOf } from '../src/check/metrics-state';
 import { PerfdataLimit, perfdataLimitOf } from '../src/check/perfdata-limit';
 import type { PerfDatum } from '../src/check/perfdata';
+import { registerRunnerMetrics } from '../src/metrics/runner-metrics';
 import { bigSource, FakeSource } from './metrics-source';
-import { promtoolCheck, requirePeer } from './metrics-text';
+import { canonical, parseExposition, promtoolCheck, requirePeer } from './metrics-text';
 
 const havePromtool = requirePeer('promtool', 'prometheus');
 
@@ -94,6 +96,39 @@ describe('scrapes from kept pieces', () => {
     expect(perCheckFamilies.length).toBe(17);
     expect(genericFamilies(perCheckFamilies)).toEqual([]);
     expect(genericFamilies(allFamilies.filter((f) => !perCheckFamilies.includes(f))).length).toBe(allFamilies.length - 17);
+  });
+
+  it('a prom-client registry of 3,000 checks is rendered over many turns of the event loop, a family a turn, with the samples formatMetrics gives', async () => {
+    const source = bigSource(3000);
+    const registry = new Registry();
+    registerRunnerMetrics(source, registry);
+    let turns = 0;
+    let done = false;
+    const spin = () => {
+      turns++;
+      if (!done) setImmediate(spin);
+    };
+    setImmediate(spin);
+    const [a, b] = await Promise.all([registry.metrics(), registry.metrics()]);
+    done = true;
+    // Each of the families starts in a later turn than the one before (in one turn before, 1-2 counted).
+    expect(turns).toBeGreaterThanOrEqual(allFamilies.length);
+    const want = canonical(parseExposition(formatMetrics(source)));
+    expect(want.length).toBeGreaterThan(3000 * 30);
+    expect(canonical(parseExposition(a))).toEqual(want);
+    expect(b).toBe(a);
+    const single = await registry.getSingleMetricAsString('noshell_check_perfdata');
+    expect(single.split('\n').filter((l) => l.startsWith('noshell_check_perfdata{')).length).toBe(3000 * 5);
+
+    // A scrape that begins while one is in flight shares its snapshot (one held, not one each); the next one is fresh.
+    const first = registry.metrics();
+    for (let k = 0; k < 3; k++) await new Promise((r) => setImmediate(r));
+    source.result('host-0/ping', 2, []);
+    const [c, d] = await Promise.all([first, registry.metrics()]);
+    expect(d).toBe(c);
+    const state = (t: string) => t.split('\n').find((l) => l.startsWith('noshell_check_state{check="host-0/ping"}'));
+    expect(state(c)).toBe('noshell_check_state{check="host-0/ping"} 0');
+    expect(state(await registry.metrics())).toBe('noshell_check_state{check="host-0/ping"} 2');
   });
 
   it('renders a check again only when something of it changed; removed checks are forgotten', () => {

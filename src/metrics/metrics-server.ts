@@ -17,7 +17,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SharedRender } from './shared-render';
-import { writeBody, WriteTurns } from './write-body';
+import { TurnBudget } from './turn-budget';
+import { writeBody } from './write-body';
 
 /** What is served: a prom-client Registry, or anything that renders the text format. */
 export interface MetricsSource {
@@ -90,7 +91,7 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
     });
     return r;
   };
-  const turns = new WriteTurns();
+  const turns = new TurnBudget();
   // Responses not yet ended, by connection: a client that pipelines a request behind one is
   // closed (Prometheus never does). Queued behind another, a response has no socket of its
   // own yet, and its writes had no send timeout: four such connections locked scrapers out.

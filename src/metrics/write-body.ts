@@ -5,39 +5,10 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { SharedRender } from './shared-render';
+import type { TurnBudget } from './turn-budget';
 
-/** Work of all a server's responses together between two turns of the event loop, ms. */
-const TURN_MS = 5;
 /** The encoding buffer of a response, bytes: one per response being written, allocated at its first write. */
 const BUFFER_BYTES = 256 * 1024;
-
-/**
- * One budget per server: writers that resume in the same turn (setImmediate
- * callbacks run back to back, with no timers or I/O between them) share it.
- * Each with a budget of its own held the loop 354 ms with 64 readers.
- */
-export class WriteTurns {
-  #start = performance.now();
-  #waiting: Array<() => void> | null = null;
-
-  get due(): boolean {
-    return performance.now() - this.#start >= TURN_MS;
-  }
-
-  /** Resolves in the next turn, whose budget starts then. */
-  next(): Promise<void> {
-    if (this.#waiting === null) {
-      const waiting: Array<() => void> = (this.#waiting = []);
-      setImmediate(() => {
-        this.#waiting = null;
-        this.#start = performance.now();
-        for (const w of waiting) w();
-      });
-    }
-    const waiting = this.#waiting;
-    return new Promise<void>((resolve) => waiting.push(resolve));
-  }
-}
 
 /**
  * Writes `bytes` and resolves when the socket has taken them (the write's
@@ -71,7 +42,7 @@ const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
  * looks whole. The end is sent with the timeout still armed.
  */
 export async function writeBody(
-  res: http.ServerResponse, socket: Socket, render: SharedRender, sendTimeout: number, turns: WriteTurns,
+  res: http.ServerResponse, socket: Socket, render: SharedRender, sendTimeout: number, turns: TurnBudget,
 ): Promise<void> {
   let buffer: Buffer | null = null;
   let used = 0;
