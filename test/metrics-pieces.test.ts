@@ -120,15 +120,42 @@ describe('scrapes from kept pieces', () => {
     const single = await registry.getSingleMetricAsString('noshell_check_perfdata');
     expect(single.split('\n').filter((l) => l.startsWith('noshell_check_perfdata{')).length).toBe(3000 * 5);
 
-    // A scrape that begins while one is in flight shares its snapshot (one held, not one each); the next one is fresh.
-    const first = registry.metrics();
+    // Scrapes that begin while one is in flight share the next snapshot, taken once that one is
+    // served: they see what changed after the first began, and they get the same text.
+    // (Ten checks: the snapshot is made in the first turn, the families take one turn each after it.)
+    const small = bigSource(10);
+    const reg = new Registry();
+    registerRunnerMetrics(small, reg);
+    let firstDone = false;
+    const first = reg.metrics().finally(() => (firstDone = true));
     for (let k = 0; k < 3; k++) await new Promise((r) => setImmediate(r));
-    source.result('host-0/ping', 2, []);
-    const [c, d] = await Promise.all([first, registry.metrics()]);
-    expect(d).toBe(c);
+    small.result('host-0/ping', 2, []);
+    expect(firstDone).toBe(false);
+    const [c, d, e] = await Promise.all([first, reg.metrics(), reg.metrics()]);
     const state = (t: string) => t.split('\n').find((l) => l.startsWith('noshell_check_state{check="host-0/ping"}'));
     expect(state(c)).toBe('noshell_check_state{check="host-0/ping"} 0');
-    expect(state(await registry.metrics())).toBe('noshell_check_state{check="host-0/ping"} 2');
+    expect(state(d)).toBe('noshell_check_state{check="host-0/ping"} 2');
+    expect(e).toBe(d);
+  });
+
+  it('a check added while a registry scrape is in flight keeps what its perfdata cap holds (read by another renderer meanwhile)', async () => {
+    const show = (t: string) => t.split('\n').filter((l) => l.startsWith('noshell_check_perfdata{check="X"') || l.startsWith('noshell_check_perfdata_dropped_total{check="X",reason="limit"}'));
+    const source = bigSource(3000);
+    const registry = new Registry();
+    registerRunnerMetrics(source, registry, { perfdataLimit: 1 });
+    formatMetrics(source);
+    const p: PerfDatum[] = [{ label: 'a', value: 1, uom: '' }, { label: 'b', value: 2, uom: '' }, { label: 'c', value: 3, uom: '' }];
+    const scrape = registry.metrics();
+    await new Promise((r) => setImmediate(r));
+    source.define('X');
+    source.result('X', 0, p);
+    formatMetrics(source);
+    source.result('X', 0, p);
+    expect(show(formatMetrics(source))).toEqual(['noshell_check_perfdata{check="X",label="a",uom=""} 1', 'noshell_check_perfdata_dropped_total{check="X",reason="limit"} 4']);
+    await scrape;
+    source.result('X', 0, [p[1], p[0], p[2]]);
+    // The cap still holds "a" and the counter goes on (the scrape's retain wiped them: "b", 2).
+    expect(show(formatMetrics(source))).toEqual(['noshell_check_perfdata{check="X",label="a",uom=""} 1', 'noshell_check_perfdata_dropped_total{check="X",reason="limit"} 6']);
   });
 
   it('renders a check again only when something of it changed; removed checks are forgotten', () => {

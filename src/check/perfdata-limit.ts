@@ -51,6 +51,8 @@ interface CheckState {
   /** Which items of `result` are exposed, by index; null: all of them. */
   kept: number[] | null;
   dropped: PerfdataDropped;
+  /** PerfdataLimit's mark when last read. */
+  seen: number;
 }
 
 /** A check's label sets: searched in an array up to 16 of them, a Set beyond. */
@@ -99,6 +101,7 @@ type Perfdata = NonNullable<CheckStatus['last']>['perfdata'];
  */
 export class PerfdataLimit {
   readonly #checks = new Map<string, CheckState>();
+  #mark = 0;
 
   constructor(public limit = DEFAULT_PERFDATA_LIMIT, public maxLabelBytes = DEFAULT_PERFDATA_LABEL_MAX_BYTES) {}
 
@@ -111,9 +114,10 @@ export class PerfdataLimit {
         if (st !== undefined) this.#checks.delete(status.id);
         return NO_RESULT;
       }
-      st = { definition: status.definition, keys: null, result: null, kept: null, dropped: { limit: 0, duplicate: 0, tooLong: 0 } };
+      st = { definition: status.definition, keys: null, result: null, kept: null, dropped: { limit: 0, duplicate: 0, tooLong: 0 }, seen: 0 };
       this.#checks.set(status.id, st);
     }
+    st.seen = this.#mark;
     if (status.last === null) {
       st.result = null;
       return { series: [], labelSets: st.keys?.size ?? 0, dropped: st.dropped };
@@ -135,11 +139,22 @@ export class PerfdataLimit {
     for (const step = this.retainSteps(ids); !step.next().done;);
   }
 
-  /** retain() a thousand checks a step (Map iteration goes on correctly past deletions). */
-  *retainSteps(ids: { has(id: string): boolean }): Generator<void, void, undefined> {
+  /**
+   * A new mark: a retain that passes it keeps every check read from now on,
+   * whatever its ids say. A sliced scrape takes one before its list of
+   * checks, and retains against that list some turns later: a check added
+   * meanwhile and read by another renderer kept its caps (they were wiped,
+   * its dropped counter went back: outside review).
+   */
+  mark(): number {
+    return ++this.#mark;
+  }
+
+  /** retain() a thousand checks a step (Map iteration goes on correctly past deletions); `since`: a mark() (default: none kept). */
+  *retainSteps(ids: { has(id: string): boolean }, since = Infinity): Generator<void, void, undefined> {
     let n = 0;
-    for (const id of this.#checks.keys()) {
-      if (!ids.has(id)) this.#checks.delete(id);
+    for (const [id, st] of this.#checks) {
+      if (!ids.has(id) && st.seen < since) this.#checks.delete(id);
       if ((++n & 1023) === 0) yield;
     }
   }

@@ -17,7 +17,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SharedRender } from './shared-render';
-import { TurnBudget } from './turn-budget';
+import { loopTurns } from './turn-budget';
 import { writeBody } from './write-body';
 
 /** What is served: a prom-client Registry, or anything that renders the text format. */
@@ -91,7 +91,6 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
     });
     return r;
   };
-  const turns = new TurnBudget();
   // Responses not yet ended, by connection: a client that pipelines a request behind one is
   // closed (Prometheus never does). Queued behind another, a response has no socket of its
   // own yet, and its writes had no send timeout: four such connections locked scrapers out.
@@ -130,7 +129,7 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
         return;
       }
       res.writeHead(200, { 'content-type': registry.contentType });
-      return writeBody(res, socket, r, sendTimeout, turns);
+      return writeBody(res, socket, r, sendTimeout, loopTurns);
     }).catch(() => res.destroy());
   });
   server.maxConnections = maxConnections;

@@ -17,7 +17,7 @@ import { configureRunnerMetrics, metricsStateOf, type RunnerMetricsOptions } fro
 import type { MetricFamily, MetricsSource, Snapshot } from '../check/metrics-snapshot';
 import { promClient } from './prom-client';
 import { slicedSamples, slicedSnapshot } from './sliced-snapshot';
-import { TurnBudget } from './turn-budget';
+import { loopTurns } from './turn-budget';
 
 export type { RunnerMetricsOptions } from '../check/metrics-state';
 
@@ -48,42 +48,56 @@ export function registerRunnerMetrics(runner: MetricsSource, registry: Registry,
   }
   configureRunnerMetrics(runner, options);
   const state = metricsStateOf(runner);
-  // registry.metrics() calls every get() in one synchronous pass. They all
-  // share the scrape begun by the first, and so does every get() until the
-  // last of them has resolved: scrapes that overlap share one snapshot and
-  // wait their turn, never holding a snapshot each. prom-client formats a
-  // family as soon as its get() resolves, in that turn, so the families take
-  // turns: each starts once the one before has been given (and formatted).
-  let scrape: { snap: Promise<Snapshot>; last: Promise<unknown>; pending: number } | null = null;
-  const turns = new TurnBudget();
-  const begin = () => {
-    if (scrape === null) {
-      const snap = slicedSnapshot(runner, state.limit, state.exposure, turns);
-      scrape = { snap, last: snap, pending: 0 };
-    }
-    return scrape;
+  // registry.metrics() calls every get() in one synchronous pass; prom-client
+  // formats a family as soon as its get() resolves, in that turn. So the
+  // families take turns, each once the one before has been given, and
+  // scrapes take turns too: a get() joins the scrape whose snapshot is
+  // waiting or being made (every get() of one pass, and of scrapes that
+  // came meanwhile), else begins the next one, whose snapshot is made once
+  // every get() before it has been served. Two snapshots at most, none older
+  // than the scrape before (a scrape joined for as long as it was pending
+  // froze the metrics of two clients scraping back to back: outside review).
+  type Got = Awaited<ReturnType<AnyMetric['get']>>;
+  // `got`: each family's answer, made once per scrape however many scrapes joined it.
+  interface Scrape { snap: Promise<Snapshot>; last: Promise<unknown>; got: Map<MetricFamily, Promise<Got>> }
+  let joinable: Scrape | null = null;
+  let tail: Promise<unknown> = Promise.resolve();
+  const begin = (): Scrape => {
+    if (joinable !== null) return joinable;
+    const before = tail;
+    const snap = before.then(() => slicedSnapshot(runner, state.limit, state.exposure, loopTurns), () => slicedSnapshot(runner, state.limit, state.exposure, loopTurns));
+    const s: Scrape = { snap, last: snap, got: new Map() };
+    joinable = s;
+    // Made (or failed): later gets begin a new one; a failed one is not handed to a retry.
+    const done = () => {
+      if (joinable === s) joinable = null;
+    };
+    snap.then(done, done);
+    return s;
   };
   for (const f of allFamilies) {
     const metric = makeMetric(f, registry);
     // Read at scrape time: an OpenMetrics registry renames counters in place.
     const fields = metric as unknown as { name: string; type: string; aggregator: string };
-    const get = () => {
+    const get = async (): Promise<Got> => {
       const s = begin();
-      const after = s.last;
-      const got = (async () => {
-        await after.catch(() => undefined);
-        const samples = await slicedSamples(f, await s.snap, turns);
-        return {
-          name: fields.name, help: f.help, type: fields.type, aggregator: fields.aggregator,
-          values: samples.map((v) => ({ labels: v.labels, value: v.value, metricName: v.suffix === undefined ? undefined : f.name + v.suffix })),
-        };
-      })();
-      s.last = got;
-      s.pending++;
-      void got.finally(() => {
-        if (--s.pending === 0 && scrape === s) scrape = null;
-      }).catch(() => undefined);
-      return got;
+      let got = s.got.get(f);
+      if (got === undefined) {
+        const after = s.last;
+        got = (async () => {
+          await after.catch(() => undefined);
+          const samples = await slicedSamples(f, await s.snap, loopTurns);
+          return {
+            name: fields.name, help: f.help, type: fields.type, aggregator: fields.aggregator,
+            values: samples.map((v) => ({ labels: v.labels, value: v.value, metricName: v.suffix === undefined ? undefined : f.name + v.suffix })),
+          } as unknown as Got;
+        })();
+        s.got.set(f, got);
+        s.last = got;
+        tail = got;
+      }
+      // Each caller its own object (getMetricsAsJSON hands it on); the values are shared.
+      return { ...(await got) };
     };
     Object.defineProperty(metric, 'get', { value: get, configurable: true, writable: true });
   }

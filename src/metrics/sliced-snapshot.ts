@@ -13,6 +13,7 @@ const STEP = 256;
 
 /** takeSnapshot(), sliced: the checks are read one at a time where the source can. */
 export async function slicedSnapshot(source: MetricsSource, limit: PerfdataLimit, exposure: PerfdataExposure, turns: TurnBudget): Promise<Snapshot> {
+  const since = limit.mark();
   const stats = source.stats();
   const checks: CheckSnapshot[] = [];
   const ids = new Set<string>();
@@ -23,8 +24,9 @@ export async function slicedSnapshot(source: MetricsSource, limit: PerfdataLimit
     if (c !== null) checks.push(c);
     if (++n % STEP === 0) await turns.pause();
   }
-  // Series of a removed check disappear, and so does what the cap held for it.
-  for (const step = limit.retainSteps(ids); !step.next().done;) await turns.pause();
+  // Series of a removed check disappear, and so does what the cap held for
+  // it; not of one read since this began (added meanwhile, read by another renderer).
+  for (const step = limit.retainSteps(ids, since); !step.next().done;) await turns.pause();
   return { stats, checks, perfdataLimit: limit.limit };
 }
 

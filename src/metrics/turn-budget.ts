@@ -1,6 +1,7 @@
 // One budget of work per turn of the event loop, shared by everything that
-// takes from it: the writers of a metrics server's responses (write-body.ts),
-// the families of one prom-client scrape (sliced-snapshot.ts). Each with a
+// takes from it: the writers of every metrics server's responses
+// (write-body.ts) and every prom-client scrape of a runner
+// (sliced-snapshot.ts) on this thread take from loopTurns. Each with a
 // budget of its own, 64 readers held the loop 354 ms: tasks resumed in one
 // turn (setImmediate callbacks run back to back, with no timers or I/O
 // between them) ran their 5 ms each, one after another.
@@ -38,3 +39,6 @@ export class TurnBudget {
     if (this.due) await this.next();
   }
 }
+
+/** The budget of this thread's event loop: every metrics server and registry of a runner on it shares it. */
+export const loopTurns = new TurnBudget();
