@@ -113,6 +113,205 @@ describe('/metrics requests share renders', () => {
   });
 });
 
+describe('/metrics bodies past keepChars are not held whole', () => {
+  const CHUNK = `# ${'x'.repeat(64 * 1024 - 3)}\n`;
+  const COUNT = 800; // 52 MB
+  /** A source of COUNT chunks (one string, so nothing is allocated per chunk) that counts what it was asked for. */
+  function counted() {
+    const seen = { made: 0, renders: 0, ended: 0 };
+    return {
+      seen,
+      source: {
+        contentType: 'text/plain; version=0.0.4; charset=utf-8',
+        metrics: () => Promise.reject(new Error('not used')),
+        chunks: async function* chunks() {
+          seen.renders++;
+          try {
+            for (let i = 0; i < COUNT; i++) {
+              seen.made++;
+              yield CHUNK;
+            }
+          } finally {
+            seen.ended++;
+          }
+        },
+      },
+    };
+  }
+
+  it('a reader that stops reading stops the render some chunks ahead of it; when it reads on it gets the whole body', async () => {
+    const { seen, source } = counted();
+    server = await serveMetrics(source, { port: 0, keepChars: 1 << 20, sendTimeoutMs: 20_000 });
+    let res!: http.IncomingMessage;
+    let bytes = 0;
+    await new Promise<void>((resolve) => {
+      http.get(server!.url, { agent: false }, (r) => {
+        res = r;
+        r.once('data', (d: Buffer) => {
+          bytes += d.length;
+          r.pause();
+          resolve();
+        });
+      });
+    });
+    // The kernel's socket buffers take a few MB; the render stops well short of the body.
+    await new Promise((r) => setTimeout(r, 500));
+    const paused = seen.made;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(seen.made).toBe(paused);
+    expect(paused).toBeLessThan(COUNT / 4);
+    await new Promise<void>((resolve) => {
+      res.on('data', (d: Buffer) => (bytes += d.length)).on('end', resolve);
+      res.resume();
+    });
+    expect(bytes).toBe(COUNT * CHUNK.length);
+    expect(seen).toEqual({ made: COUNT, renders: 1, ended: 1 });
+  }, 60_000);
+
+  it('a render whose readers have all gone stops; a request that comes once it lets chunks go gets a render of its own', async () => {
+    const { seen, source } = counted();
+    server = await serveMetrics(source, { port: 0, keepChars: 1 << 20 });
+    await new Promise<void>((resolve) => {
+      http.get(server!.url, { agent: false }, (r) => {
+        r.once('data', () => {
+          r.destroy();
+          resolve();
+        });
+      });
+    });
+    const until = Date.now() + 10_000;
+    while (seen.ended === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(seen.ended).toBe(1);
+    expect(seen.made).toBeLessThan(COUNT / 4);
+    // Two requests, the second once the first's render let its first chunks go: two renders, two whole bodies.
+    const whole = (url: string, onFirst?: () => void) => new Promise<number>((resolve, reject) => {
+      http.get(url, { agent: false }, (r) => {
+        let bytes = 0;
+        r.on('data', (d: Buffer) => {
+          if (bytes === 0) onFirst?.();
+          bytes += d.length;
+        }).on('end', () => resolve(bytes));
+      }).on('error', reject);
+    });
+    let second!: Promise<number>;
+    const first = whole(server.url, () => (second = whole(server!.url)));
+    expect(await first).toBe(COUNT * CHUNK.length);
+    expect(await second).toBe(COUNT * CHUNK.length);
+    expect(seen.renders).toBe(3);
+    expect(seen.ended).toBe(3);
+  }, 60_000);
+
+  it('byte chunks go back to the source once every reader\'s socket has them, each once: overwritten at once, the bodies are still whole', async () => {
+    const released: Uint8Array[] = [];
+    const made: Buffer[] = [];
+    const source = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      metrics: () => Promise.reject(new Error('not used')),
+      chunks: async function* chunks() {
+        for (let i = 0; i < 200; i++) {
+          const b = Buffer.alloc(64 * 1024, `# chunk ${String(i).padStart(4, '0')}\n`);
+          made.push(b);
+          yield b;
+        }
+      },
+      release: (c: Uint8Array) => {
+        released.push(c);
+        // What a pool would do: the memory is written again straight away.
+        c.fill(0x58);
+      },
+    };
+    server = await serveMetrics(source, { port: 0, keepChars: 256 * 1024 });
+    const bodies = await Promise.all([get(server.url), get(server.url)]);
+    const expected = Array.from({ length: 200 }, (_, i) => Buffer.alloc(64 * 1024, `# chunk ${String(i).padStart(4, '0')}\n`).toString()).join('');
+    for (const b of bodies) expect(b.body === expected).toBe(true);
+    // One render shared, or one each if the second came once the first let chunks go.
+    expect([200, 400]).toContain(made.length);
+    expect(released.length).toBe(made.length);
+    expect(new Set(released).size).toBe(made.length);
+    expect(released.every((c) => made.includes(c as Buffer))).toBe(true);
+  });
+
+  it('a client that stops reading small byte chunks is closed after sendTimeoutMs, and the reader sharing its render gets the whole body (outside review: both hung)', async () => {
+    const CH = 64 * 1024;
+    const N = 2000; // 128 MiB
+    const source = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      metrics: () => Promise.reject(new Error('not used')),
+      chunks: async function* chunks() {
+        await new Promise((r) => setTimeout(r, 300));
+        for (let i = 0; i < N; i++) yield new Uint8Array(CH).fill(0x61);
+      },
+      release: () => {},
+    };
+    server = await serveMetrics(source, { port: 0, keepChars: 1, sendTimeoutMs: 1000 });
+    const { port } = new URL(server.url);
+    const raw = (read: boolean) => {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      const seen = { bytes: 0, closed: false, socket };
+      socket.on('data', (d) => (seen.bytes += d.length)).on('close', () => (seen.closed = true)).on('error', () => {});
+      socket.write('GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      if (!read) socket.pause();
+      return seen;
+    };
+    const stalled = raw(false);
+    const reader = raw(true);
+    const until = Date.now() + 30_000;
+    while (!reader.closed && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    expect(reader.bytes).toBeGreaterThan(N * CH);
+    expect(reader.closed).toBe(true);
+    stalled.socket.destroy();
+  }, 40_000);
+
+  it('a byte chunk in flight is not given back because a text chunk after it was taken (outside review: its bytes were overwritten on the wire)', async () => {
+    const source = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      metrics: () => Promise.reject(new Error('not used')),
+      chunks: async function* chunks() {
+        yield new Uint8Array(4 * 1024 * 1024).fill(0x61);
+        yield 'x\n';
+        for (let i = 0; i < 20; i++) yield new Uint8Array(1024 * 1024).fill(0x62);
+      },
+      release: (c: Uint8Array) => c.fill(0x5a),
+    };
+    server = await serveMetrics(source, { port: 0, keepChars: 1 });
+    const body = await new Promise<Buffer>((resolve, reject) => {
+      http.get(server!.url, { agent: false }, (res) => {
+        res.pause();
+        const parts: Buffer[] = [];
+        setTimeout(() => res.on('data', (d: Buffer) => parts.push(d)).on('end', () => resolve(Buffer.concat(parts))).resume(), 500);
+      }).on('error', reject);
+    });
+    expect(body.length).toBe(4 * 1024 * 1024 + 2 + 20 * 1024 * 1024);
+    expect(body.indexOf(0x5a)).toBe(-1);
+  });
+
+  it('a lone high surrogate at the very end of a body whose buffer is full comes out (outside review: it was dropped)', async () => {
+    const parts = ['a', `${'€'.repeat(87_381)}\uD800`];
+    const source = { contentType: 'text/plain', metrics: async () => parts.join(''), chunks: async function* chunks() { yield* parts; } };
+    server = await serveMetrics(source, { port: 0 });
+    const body = await new Promise<Buffer>((resolve, reject) => {
+      http.get(server!.url, { agent: false }, (res) => {
+        const b: Buffer[] = [];
+        res.on('data', (d: Buffer) => b.push(d)).on('end', () => resolve(Buffer.concat(b)));
+      }).on('error', reject);
+    });
+    expect(body.equals(Buffer.from(parts.join(''), 'utf8'))).toBe(true);
+  });
+
+  it('a 5,000-check runner scraped by four clients at once with a small keepChars: each body whole, as runner.metrics() gives it', async () => {
+    const source = bigSource(5000);
+    server = await serveMetrics(createRunnerSource(source), { port: 0, keepChars: 200_000 });
+    const replies = await Promise.all(Array.from({ length: 4 }, () => get(server!.url)));
+    const text = formatMetrics(source);
+    expect(text.length).toBeGreaterThan(20 * 200_000);
+    for (const r of replies) {
+      expect(r.status).toBe(200);
+      expect(r.body.endsWith(text)).toBe(true);
+    }
+    await expect(serveMetrics(source as never, { port: 0, keepChars: -1 })).rejects.toThrow(TypeError);
+  });
+});
+
 describe('/metrics streams large scrapes', () => {
   it('a 10,000-check scrape comes chunked, in slices, and the body is runner.metrics() after prom-client\'s default metrics', async () => {
     const source = bigSource(10_000);
@@ -161,7 +360,7 @@ describe('/metrics streams large scrapes', () => {
   it('a running CheckRunner served through its metricsChunks(): the same body as runner.metrics()', async () => {
     const runner = new CheckRunner();
     for (let i = 0; i < 500; i++) runner.add({ id: `c${i}`, command: ['/bin/true'], interval: 60_000 });
-    const render = vi.fn(() => runner.metricsChunks({ chunkChars: 4096 }));
+    const render = vi.fn(() => runner.metricsChunks({ chunkBytes: 4096 }));
     server = await serveMetrics({ contentType: 'text/plain; version=0.0.4; charset=utf-8', metrics: async () => runner.metrics(), chunks: render }, { port: 0 });
     const replies = await Promise.all([get(server.url), get(server.url)]);
     expect(render).toHaveBeenCalledTimes(1);

@@ -1,5 +1,6 @@
 // Every metric family of a runner, in exposition order, and which of them
-// are per check: those are kept rendered per check (check-pieces.ts).
+// are per check: a scrape writes those a family at a time over all checks
+// (check-view.ts, check-lines.ts).
 import { checkFamilies } from './check-families';
 import type { MetricFamily } from './metrics-snapshot';
 import { perfdataFamilies } from './perfdata-families';

@@ -1,73 +1,85 @@
 // A runner's series in the Prometheus text exposition format (version 0.0.4),
-// assembled family by family from each check's kept pieces (check-pieces.ts)
-// and the runner's aggregate families, rendered each time (they are few).
-// formatMetrics is synchronous: CheckRunner.metrics() has always returned a
-// string. metricsChunks gives the same text in slices that leave the event
-// loop free between them: at 100,000 checks a scrape is ~150 MB of text, and
-// a synchronous render froze check scheduling for seconds (issue 19).
-// prom-client renders the same families (src/metrics/runner-metrics.ts).
-import { beginScrape, perCheckFamilies, piecesOf, type Scrape } from './check-pieces';
-import { allFamilies, isPerCheck } from './families';
+// rendered at each scrape from the checks' statuses, one family at a time
+// over all checks (check-view.ts, check-lines.ts), and the runner's
+// aggregate families. formatMetrics is synchronous: CheckRunner.metrics()
+// has always returned a string. metricsChunks gives the same text in slices
+// that leave the event loop free between them: at 100,000 checks a scrape is
+// ~150 MB of text, and a synchronous render froze check scheduling for
+// seconds (issue 19). prom-client renders the same families
+// (src/metrics/runner-metrics.ts).
 import type { CheckStatus } from './check-status';
-import type { MetricsSource } from './metrics-snapshot';
-import { metricsStateOf, type CheckPieces } from './metrics-state';
+import { lineWriter, type LineWriter } from './check-lines';
+import { perCheckFamilies, viewOf, type CheckView } from './check-view';
+import { allFamilies } from './families';
+import type { MetricFamily, MetricsSource, Snapshot } from './metrics-snapshot';
+import { metricsStateOf, type RunnerMetricsState } from './metrics-state';
+import type { ChunkPool } from './chunk-pool';
+import { CHUNK_BYTES, LineBytes } from './line-bytes';
 import { familyHeader, sampleLines } from './metrics-text';
+import { ScrapeText } from './scrape-text';
 
 export { allFamilies } from './families';
 export { escapeLabelValue, renderFamilies } from './metrics-text';
 
-const perCheckIndex = new Map(perCheckFamilies.map((f, i) => [f, i]));
+const writerOf = new Map<MetricFamily, LineWriter>(perCheckFamilies.map((f) => [f, lineWriter(f)]));
 
-function start(source: MetricsSource): { scrape: Scrape; statuses: CheckStatus[] } {
-  const statuses = source.checkStatus();
-  return { scrape: beginScrape(metricsStateOf(source), source.stats()), statuses };
+/** What the runner's aggregate families are rendered from (its stats as the scrape begins). */
+function aggregateSnapshot(source: MetricsSource, state: RunnerMetricsState): Snapshot {
+  return { stats: source.stats(), checks: [], perfdataLimit: state.limit.limit };
 }
 
-/** Every series of a runner, aggregate and per check. */
+/** Every series of a runner, aggregate and per check (as UTF-8 takes it: a lone surrogate in an id or label comes out as U+FFFD). */
 export function formatMetrics(source: MetricsSource): string {
-  const { scrape, statuses } = start(source);
-  const pieces = statuses.map((s) => piecesOf(scrape, s));
-  scrape.state.sweep(scrape.number);
-  const out: string[] = [];
-  for (const f of allFamilies) {
-    out.push(familyHeader(f));
-    const k = perCheckIndex.get(f);
-    if (k === undefined) out.push(sampleLines(f, scrape.snap));
-    else for (const p of pieces) if (p.text[k] !== '') out.push(p.text[k]);
+  const state = metricsStateOf(source);
+  const snap = aggregateSnapshot(source, state);
+  const since = state.limit.mark();
+  const statuses: CheckStatus[] = source.checkStatus();
+  const text = new ScrapeText();
+  const views: CheckView[] = [];
+  for (const s of statuses) {
+    const v = viewOf(s, state.limit, state.exposure, text);
+    if (v !== null) views.push(v);
   }
-  return out.join('');
+  // Series of a removed check disappear, and so does what the cap held for it.
+  state.limit.retain(new Set(statuses.map((s) => s.id)), since);
+  const out = new LineBytes();
+  for (const f of allFamilies) {
+    out.raw(familyHeader(f));
+    const w = writerOf.get(f);
+    if (w === undefined) out.raw(sampleLines(f, snap));
+    else for (const v of views) w(v, out);
+  }
+  return Buffer.concat(out.take(true)).toString('utf8');
 }
 
 export interface MetricsChunksOptions {
   /** Longest stretch of work between two yields to the event loop, ms (default 5). */
   sliceMs?: number | undefined;
-  /** Text per chunk, UTF-16 units, about (default 256 Ki). */
-  chunkChars?: number | undefined;
+  /** UTF-8 bytes per chunk, about (default 1 Mi). */
+  chunkBytes?: number | undefined;
 }
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * The text of formatMetrics(source), in chunks; between slices of at most
- * about `sliceMs` of work it waits for the event loop's next turn (timers,
- * I/O and results go first). The runner's aggregate series and the list of
- * checks are taken at the start; a check whose result comes during the
- * scrape may show it.
+ * The text of formatMetrics(source) as UTF-8, in chunks; between slices of
+ * at most about `sliceMs` of work it waits for the event loop's next turn
+ * (timers, I/O and results go first). The runner's aggregate series and the
+ * list of checks are taken at the start, and each check's status is read
+ * once, so all its series show the same result even if another comes
+ * during the scrape. The chunks are made as they are asked for: a consumer
+ * that stops asking holds no more than the chunks it has. A chunk ends
+ * between two characters, never inside one.
  */
-export async function* metricsChunks(source: MetricsSource, options: MetricsChunksOptions = {}): AsyncGenerator<string, void, undefined> {
-  for await (const parts of metricsParts(source, options)) yield parts.join('');
-}
-
-/**
- * metricsChunks() before the join: each chunk as the kept strings it is made
- * of (family headers, aggregate lines, each check's pieces). A server that
- * keeps a scrape for later requests keeps these references, not a copy of
- * the text (150 MB at 100,000 checks with five perfdata items each).
- */
-export async function* metricsParts(source: MetricsSource, options: MetricsChunksOptions = {}): AsyncGenerator<string[], void, undefined> {
+export async function* metricsBytes(
+  source: MetricsSource, options: MetricsChunksOptions = {}, pool: ChunkPool | null = null,
+): AsyncGenerator<Buffer, void, undefined> {
   const sliceMs = options.sliceMs ?? 5;
-  const chunkChars = options.chunkChars ?? 256 * 1024;
-  const scrape = beginScrape(metricsStateOf(source), source.stats());
+  const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+  if (!(chunkBytes >= 1)) throw new TypeError(`chunkBytes must be at least 1, got ${String(chunkBytes)}`);
+  const state = metricsStateOf(source);
+  const snap = aggregateSnapshot(source, state);
+  const since = state.limit.mark();
   const statuses = source.eachCheckStatus?.() ?? source.checkStatus();
   let sliceStart = performance.now();
   const due = () => performance.now() - sliceStart >= sliceMs;
@@ -76,36 +88,38 @@ export async function* metricsParts(source: MetricsSource, options: MetricsChunk
     sliceStart = performance.now();
   };
   // Aggregate families as they are now, beside the list of checks.
-  const global = new Map(allFamilies.filter((f) => !isPerCheck(f)).map((f) => [f, sampleLines(f, scrape.snap)]));
-  const pieces: CheckPieces[] = [];
+  const aggregate = new Map(allFamilies.filter((f) => !writerOf.has(f)).map((f) => [f, sampleLines(f, snap)]));
+  const text = new ScrapeText();
+  const views: CheckView[] = [];
+  const ids = new Set<string>();
   for (const status of statuses) {
-    pieces.push(piecesOf(scrape, status));
-    if ((pieces.length & 63) === 0 && due()) await pause();
+    ids.add(status.id);
+    const v = viewOf(status, state.limit, state.exposure, text);
+    if (v !== null) views.push(v);
+    if ((ids.size & 63) === 0 && due()) await pause();
   }
-  for (const step = scrape.state.sweepSteps(scrape.number); !step.next().done;) if (due()) await pause();
-  let parts: string[] = [];
-  let chars = 0;
-  const add = (text: string) => {
-    parts.push(text);
-    chars += text.length;
-  };
+  for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
+  // Not needed while the text is made (it is 100,000 ids at that size).
+  ids.clear();
+  // Chunks from the pool of whoever gives them back once written (a /metrics server's source).
+  const out = new LineBytes(chunkBytes, pool?.size === chunkBytes ? pool : null);
   for (const f of allFamilies) {
-    add(familyHeader(f));
-    const k = perCheckIndex.get(f);
-    if (k === undefined) {
-      add(global.get(f)!);
+    out.raw(familyHeader(f));
+    const w = writerOf.get(f);
+    if (w === undefined) {
+      out.raw(aggregate.get(f)!);
       continue;
     }
-    for (let i = 0; i < pieces.length; i++) {
-      const text = pieces[i].text[k];
-      if (text !== '') add(text);
-      if (chars >= chunkChars) {
-        yield parts;
-        parts = [];
-        chars = 0;
-      }
-      if ((i & 1023) === 1023 && due()) await pause();
+    for (let i = 0; i < views.length; i++) {
+      w(views[i], out);
+      if (out.full) for (const b of out.take(false)) yield b;
+      if ((i & 255) === 255 && due()) await pause();
     }
   }
-  if (chars > 0) yield parts;
+  for (const b of out.take(true)) yield b;
+}
+
+/** metricsBytes() as text, a chunk a string. */
+export async function* metricsChunks(source: MetricsSource, options: MetricsChunksOptions = {}): AsyncGenerator<string, void, undefined> {
+  for await (const b of metricsBytes(source, options)) yield b.toString('utf8');
 }

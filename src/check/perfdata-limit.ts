@@ -7,7 +7,8 @@
 // A label or unit longer than `maxLabelBytes` is left out too: without it
 // each of the `limit` sets kept could be as long as the output (64 KiB).
 import type { CheckStatus } from './check-status';
-import { baseUnit, scale } from './perfdata-units';
+import type { PerfDatum } from './perfdata';
+import { baseUnit, baseUom, scale } from './perfdata-units';
 import type { ThresholdRange } from './range';
 
 export const DEFAULT_PERFDATA_LIMIT = 100;
@@ -82,22 +83,28 @@ class KeySet {
   }
 }
 
-/** What read() gives for a check that has no result yet (shared: nothing of it is kept). */
-const NO_RESULT: ReturnType<PerfdataLimit['read']> = Object.freeze({
-  series: Object.freeze([]), labelSets: 0, dropped: Object.freeze({ limit: 0, duplicate: 0, tooLong: 0 }),
-});
+/** A check's exposed perfdata items (the result's own) and its caps' figures. */
+export interface PerfItems {
+  items: readonly PerfDatum[];
+  labelSets: number;
+  dropped: Readonly<PerfdataDropped>;
+}
+
+const NO_DATA: readonly PerfDatum[] = Object.freeze([]);
+/** What readItems() gives for a check that has no result yet (shared: nothing of it is kept). */
+const NO_ITEMS: PerfItems = Object.freeze({ items: NO_DATA, labelSets: 0, dropped: Object.freeze({ limit: 0, duplicate: 0, tooLong: 0 }) });
 
 function scaleRange(r: ThresholdRange, factor: number): ThresholdRange {
   return { start: scale(r.start, factor), end: scale(r.end, factor), alertInside: r.alertInside };
 }
 
-type Perfdata = NonNullable<CheckStatus['last']>['perfdata'];
+type Perfdata = readonly PerfDatum[];
 
 /**
  * Each check's caps: the label sets it holds and what was left out. The
  * series themselves are made from the result whenever they are read, not
- * kept: kept per-check pieces need them once per result, and holding them
- * (with their label objects and scaled ranges) cost ~600 B per check.
+ * kept: holding them (with their label objects and scaled ranges) cost
+ * ~600 B per check.
  */
 export class PerfdataLimit {
   readonly #checks = new Map<string, CheckState>();
@@ -107,12 +114,23 @@ export class PerfdataLimit {
 
   /** The check's exposed series and what was left out so far. */
   read(status: CheckStatus): { series: readonly PerfSeries[]; labelSets: number; dropped: Readonly<PerfdataDropped> } {
+    const v = this.readItems(status);
+    return { series: v.items.map(series), labelSets: v.labelSets, dropped: v.dropped };
+  }
+
+  /**
+   * read() before the series are made: the result's exposed items as the
+   * plugin gave them (the result's own objects; a new array only when some
+   * are left out). A scrape renders its text from these, each family in a
+   * pass of its own, and makes nothing per item.
+   */
+  readItems(status: CheckStatus): PerfItems {
     let st = this.#checks.get(status.id);
     if (st === undefined || st.definition !== status.definition) {
       if (status.last === null) {
         // Nothing to hold yet; a replaced definition starts over.
         if (st !== undefined) this.#checks.delete(status.id);
-        return NO_RESULT;
+        return NO_ITEMS;
       }
       st = { definition: status.definition, keys: null, result: null, kept: null, dropped: { limit: 0, duplicate: 0, tooLong: 0 }, seen: 0 };
       this.#checks.set(status.id, st);
@@ -120,11 +138,15 @@ export class PerfdataLimit {
     st.seen = this.#mark;
     if (status.last === null) {
       st.result = null;
-      return { series: [], labelSets: st.keys?.size ?? 0, dropped: st.dropped };
+      return { items: NO_DATA, labelSets: st.keys?.size ?? 0, dropped: st.dropped };
     }
-    const admit = st.result !== status.last;
-    st.result = status.last;
-    return { series: this.#series(st, status.last.perfdata, admit), labelSets: st.keys?.size ?? 0, dropped: st.dropped };
+    const perfdata = status.last.perfdata;
+    if (st.result !== status.last) {
+      st.result = status.last;
+      st.kept = this.#admit(st, perfdata);
+    }
+    const kept = st.kept;
+    return { items: kept === null ? perfdata : kept.map((i) => perfdata[i]), labelSets: st.keys?.size ?? 0, dropped: st.dropped };
   }
 
   /** UTF-16 units of the label sets held, over all checks: what the caps bound (limit × 2 × maxLabelBytes per check, and some). */
@@ -134,9 +156,9 @@ export class PerfdataLimit {
     return n;
   }
 
-  /** Forgets every check whose id is not in `ids`. */
-  retain(ids: { has(id: string): boolean }): void {
-    for (const step = this.retainSteps(ids); !step.next().done;);
+  /** Forgets every check whose id is not in `ids` (and, given a mark(), not read since). */
+  retain(ids: { has(id: string): boolean }, since = Infinity): void {
+    for (const step = this.retainSteps(ids, since); !step.next().done;);
   }
 
   /**
@@ -160,19 +182,14 @@ export class PerfdataLimit {
   }
 
   /**
-   * The result's series. `admit`: a result not seen before, whose new label
-   * sets are taken while the check holds fewer than `limit` and whose items
-   * left out are counted; which items it exposes is kept. Otherwise those
-   * same items come out again, whatever the caps are now (as a cap changed
-   * after a result applies from the next result on).
+   * Admits a result not seen before: its new label sets are taken while the
+   * check holds fewer than `limit`, and its items left out are counted.
+   * Gives which items it exposes, by index (null: all), which later reads of
+   * the same result expose again, whatever the caps are by then (a cap
+   * changed after a result applies from the next result on).
    */
-  #series(st: CheckState, perfdata: Perfdata, admit: boolean): PerfSeries[] {
-    if (!admit) {
-      const kept = st.kept;
-      return kept === null ? perfdata.map(series) : kept.map((i) => series(perfdata[i]));
-    }
+  #admit(st: CheckState, perfdata: Perfdata): number[] | null {
     const seen = new Set<string>();
-    const out: PerfSeries[] = [];
     const kept: number[] = [];
     for (let i = 0; i < perfdata.length; i++) {
       const p = perfdata[i];
@@ -180,7 +197,7 @@ export class PerfdataLimit {
         st.dropped.tooLong++;
         continue;
       }
-      const key = labelKey(p.label, baseUnit(p.uom).uom);
+      const key = labelKey(p.label, baseUom(p.uom));
       if (seen.has(key)) {
         st.dropped.duplicate++;
         continue;
@@ -194,10 +211,8 @@ export class PerfdataLimit {
         (st.keys ??= new KeySet()).add(key);
       }
       kept.push(i);
-      out.push(series(p));
     }
-    st.kept = kept.length === perfdata.length ? null : kept;
-    return out;
+    return kept.length === perfdata.length ? null : kept;
   }
 }
 
@@ -210,8 +225,8 @@ function labelKey(label: string, uom: string): string {
   return `${label.length}:${label}${uom}`;
 }
 
-/** One perfdata item as its series, in base units (made on each read: kept pieces read a result once). */
-function series(p: Perfdata[number]): PerfSeries {
+/** One perfdata item as its series, in base units (made on each read). */
+function series(p: PerfDatum): PerfSeries {
   const { uom, factor } = baseUnit(p.uom);
   const s: PerfSeries = { label: p.label, uom, value: p.value === null ? NaN : scale(p.value, factor) };
   if (p.warn !== undefined) s.warn = scaleRange(p.warn, factor);

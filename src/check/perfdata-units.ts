@@ -40,3 +40,13 @@ export function scale(value: number, factor: number): number {
   if (factor === 1 || !Number.isFinite(value)) return value;
   return factor < 1 ? value / Math.round(1 / factor) : value * factor;
 }
+
+/** baseUnit(uom).uom, without the object (a scrape asks once per item and family). */
+export function baseUom(uom: string): string {
+  return Object.hasOwn(FACTORS, uom) ? FACTORS[uom][0] : uom;
+}
+
+/** baseUnit(uom).factor, without the object. */
+export function unitFactor(uom: string): number {
+  return Object.hasOwn(FACTORS, uom) ? FACTORS[uom][1] : 1;
+}

@@ -4,8 +4,10 @@
 //
 // Requests share renders (shared-render.ts): concurrent ones get the chunks
 // of the one in flight as they come, and one that comes within `maxAgeMs`
-// (default 1 s) of a render's start gets that body. Hammering the endpoint
-// costs at most one render per second; HEAD costs none.
+// (default 1 s) of a render's start gets that body, as long as the render
+// keeps its chunks (bodies up to keepChars, 4 Mi UTF-16 units or bytes by default).
+// Past that a render lets its chunks go as its readers take them, and a
+// request that comes meanwhile gets a render of its own. HEAD costs none.
 //
 // Connections are few and short: a scraper needs one or two. Idle ones
 // cost a file descriptor each, the same fds the checks need for their
@@ -24,14 +26,19 @@ import { writeBody } from './write-body';
 export interface MetricsSource {
   readonly contentType: string;
   metrics(): Promise<string>;
-  /** The same text in chunks, rendered in slices (createRunnerSource): served chunked, never joined into one string. */
-  chunks?(): AsyncIterable<string>;
   /**
-   * The chunks as the strings they are made of (createRunnerSource): what a
-   * shared render keeps is then references to text the source keeps anyway.
-   * Preferred over chunks() when both are there.
+   * The same text in chunks, rendered in slices (createRunnerSource): served
+   * chunked, never joined into one string. A chunk is text, or bytes
+   * (UTF-8, written as they are). It is asked for when the readers are near:
+   * a body past keepChars is made at their pace.
    */
-  parts?(): AsyncIterable<readonly string[]>;
+  chunks?(): AsyncIterable<string | Uint8Array>;
+  /**
+   * Called with a byte chunk every response has written and the render has
+   * let go: the source may reuse its memory (createRunnerSource does). A
+   * chunk of a render that keeps its chunks is never given back.
+   */
+  release?(chunk: Uint8Array): void;
 }
 
 export interface MetricsServer {
@@ -46,6 +53,11 @@ export interface ServeMetricsOptions {
   port: number;
   /** How old a render may be and still be served, in ms (default 1000; 0: only concurrent requests share one). */
   maxAgeMs?: number | undefined;
+  /**
+   * Text a render keeps for requests that join it late or within maxAgeMs,
+   * UTF-16 units or bytes (default 4 Mi); a longer body is let go as it is written.
+   */
+  keepChars?: number | undefined;
   /** Connections held at once (default 64); more are closed as soon as they are accepted. */
   maxConnections?: number | undefined;
   /** Time for a connection to send its request headers, ms (default 5,000). */
@@ -72,18 +84,20 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   const host = options.host ?? '127.0.0.1';
   const maxAgeMs = options.maxAgeMs ?? 1000;
   if (!(maxAgeMs >= 0)) throw new TypeError(`maxAgeMs must be a non-negative number, got ${String(maxAgeMs)}`);
+  const keepChars = options.keepChars ?? 4 * 1024 * 1024;
+  if (!(keepChars >= 0)) throw new TypeError(`keepChars must be a non-negative number, got ${String(keepChars)}`);
   const maxConnections = positive(options.maxConnections, 'maxConnections', 64);
   const headersTimeout = positive(options.headersTimeoutMs, 'headersTimeoutMs', 5000);
   const requestTimeout = Math.max(headersTimeout, positive(options.requestTimeoutMs, 'requestTimeoutMs', 10_000));
   const keepAliveTimeout = positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5000);
   const sendTimeout = positive(options.sendTimeoutMs, 'sendTimeoutMs', 5000);
-  // The render in flight or the latest; a failed one is not shared once it has ended,
-  // and an old one is let go (its readers hold it while they need it).
+  // The render in flight or the latest; one that failed or let chunks go is not
+  // joined, and an old one is let go (its readers hold it while they need it).
   let current: SharedRender | null = null;
   const render = (): SharedRender => {
     const c = current;
-    if (c !== null && (!c.done || (c.error === null && performance.now() - c.startedAt < maxAgeMs))) return c;
-    const r = (current = new SharedRender(registry));
+    if (c !== null && c.joinable && (!c.done || performance.now() - c.startedAt < maxAgeMs)) return c;
+    const r = (current = new SharedRender(registry, keepChars));
     void r.ended.then(() => {
       setTimeout(() => {
         if (current === r) current = null;
@@ -120,16 +134,18 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
       return;
     }
     const r = render();
+    const reader = r.join();
+    res.once('close', () => r.leave(reader));
     // The status waits for the first chunk: a render that fails at once is a 500.
     void r.more(0).then(() => {
       if (res.destroyed) return;
       // What failed is not told to whoever asked: its message may say more than the metrics do.
-      if (r.chunks.length === 0 && r.error !== null) {
+      if (r.length === 0 && r.error !== null) {
         res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics render failed\n');
         return;
       }
       res.writeHead(200, { 'content-type': registry.contentType });
-      return writeBody(res, socket, r, sendTimeout, loopTurns);
+      return writeBody(res, socket, r, reader, sendTimeout, loopTurns);
     }).catch(() => res.destroy());
   });
   server.maxConnections = maxConnections;

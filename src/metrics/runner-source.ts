@@ -1,10 +1,12 @@
 // What noshell run serves: prom-client's default process and Node metrics,
-// then the runner's series from its kept per-check pieces, rendered in
-// slices and served chunked. A prom-client registry renders every sample
+// then the runner's series, rendered in slices as the response takes them
+// and served chunked. A prom-client registry renders every sample
 // again on each scrape, in one event-loop turn: 1.4–3.6 s at 100,000 checks,
 // during which no check was scheduled (issue 19).
 import type { Registry } from 'prom-client';
-import { metricsChunks, metricsParts, formatMetrics } from '../check/metrics';
+import { ChunkPool } from '../check/chunk-pool';
+import { CHUNK_BYTES } from '../check/line-bytes';
+import { metricsBytes, formatMetrics } from '../check/metrics';
 import { configureRunnerMetrics, type RunnerMetricsOptions } from '../check/metrics-state';
 import type { MetricsSource as RunnerSource } from '../check/metrics-snapshot';
 import type { MetricsSource } from './metrics-server';
@@ -15,17 +17,17 @@ export function createRunnerSource(runner: RunnerSource, options: RunnerMetricsO
   const { collectDefaultMetrics, Registry } = promClient();
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  const pool = new ChunkPool(CHUNK_BYTES);
   return {
     registry,
     contentType: registry.contentType,
     metrics: async () => (await registry.metrics()) + formatMetrics(runner),
     chunks: async function* chunks() {
       yield await registry.metrics();
-      yield* metricsChunks(runner);
+      yield* metricsBytes(runner, {}, pool);
     },
-    parts: async function* parts() {
-      yield [await registry.metrics()];
-      yield* metricsParts(runner);
+    release: (chunk: Uint8Array) => {
+      pool.put(chunk);
     },
   };
 }

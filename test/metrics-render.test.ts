@@ -1,15 +1,15 @@
-// Scrapes assembled from kept per-check pieces (runner.metrics(),
+// Scrapes written a family at a time from each check's view (runner.metrics(),
 // metricsChunks) against a from-scratch render of the same state, byte for
 // byte, over random histories (issue 19).
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { genericFamilies } from '../src/check/check-lines';
-import { perCheckFamilies } from '../src/check/check-pieces';
+import { perCheckFamilies } from '../src/check/check-view';
 import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
 import { perfdataExposure } from '../src/check/metrics-options';
 import { takeSnapshot } from '../src/check/metrics-snapshot';
-import { configureRunnerMetrics, metricsStateOf } from '../src/check/metrics-state';
+import { configureRunnerMetrics } from '../src/check/metrics-state';
 import { PerfdataLimit, perfdataLimitOf } from '../src/check/perfdata-limit';
 import type { PerfDatum } from '../src/check/perfdata';
 import { registerRunnerMetrics } from '../src/metrics/runner-metrics';
@@ -63,7 +63,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('scrape' as const), how: fc.constantFrom('sync' as const, 'chunks' as const) }), weight: 3 },
 );
 
-describe('scrapes from kept pieces', () => {
+describe('scrapes written a family at a time', () => {
   it('equal a from-scratch render byte for byte after any history of results, removals, re-adds, definition, cap and exposure changes', async () => {
     await fc.assert(fc.asyncProperty(fc.array(op, { minLength: 5, maxLength: 80, size: 'max' }), async (ops) => {
       const source = new FakeSource();
@@ -84,7 +84,7 @@ describe('scrapes from kept pieces', () => {
           // Left out (undefined), the option keeps what was set.
           if (o.perfdata !== undefined) refExposure = perfdataExposure(o.perfdata);
         } else {
-          const got = o.how === 'sync' ? formatMetrics(source) : await joined(metricsChunks(source, { sliceMs: 0, chunkChars: 50 }));
+          const got = o.how === 'sync' ? formatMetrics(source) : await joined(metricsChunks(source, { sliceMs: 0, chunkBytes: 50 }));
           const want = renderFamilies(allFamilies, takeSnapshot(source, ref, refExposure));
           expect(got).toBe(want);
         }
@@ -158,20 +158,25 @@ describe('scrapes from kept pieces', () => {
     expect(show(formatMetrics(source))).toEqual(['noshell_check_perfdata{check="X",label="a",uom=""} 1', 'noshell_check_perfdata_dropped_total{check="X",reason="limit"} 6']);
   });
 
-  it('renders a check again only when something of it changed; removed checks are forgotten', () => {
+  it('a result is admitted to the caps once, however often it is scraped; a removed check\'s caps are forgotten', () => {
     const source = bigSource(50);
+    configureRunnerMetrics(source, { perfdataLimit: 1 });
+    const p: PerfDatum[] = [{ label: 'a', value: 1, uom: '' }, { label: 'b', value: 2, uom: '' }];
+    const dropped = (t: string, id: string) => t.split('\n').find((l) => l.startsWith(`noshell_check_perfdata_dropped_total{check="${id}",reason="limit"}`));
+    source.result('host-7/ping', 0, p);
+    source.result('host-9/ping', 0, p);
+    const held = () => perfdataLimitOf(source).heldLabelChars();
     formatMetrics(source);
-    const state = metricsStateOf(source);
-    const before = new Map(state.pieces);
-    source.result('host-7/ping', 2, []);
-    source.setRunning('host-8/ping', true);
+    const before = held();
+    for (let k = 0; k < 3; k++) expect(dropped(formatMetrics(source), 'host-7/ping')).toBe('noshell_check_perfdata_dropped_total{check="host-7/ping",reason="limit"} 1');
+    source.result('host-7/ping', 0, p);
+    expect(dropped(formatMetrics(source), 'host-7/ping')).toBe('noshell_check_perfdata_dropped_total{check="host-7/ping",reason="limit"} 2');
+    expect(held()).toBe(before);
     source.remove('host-9/ping');
-    formatMetrics(source);
-    const again = [...state.pieces].filter(([k, p]) => before.get(k) !== p).map(([k]) => k);
-    expect(again.sort()).toEqual(['host-7/ping', 'host-8/ping']);
-    expect(state.pieces.has('host-9/ping')).toBe(false);
-    expect(state.pieces.size).toBe(49);
-    expect(perfdataLimitOf(source).heldLabelChars()).toBeGreaterThan(0);
+    const text = formatMetrics(source);
+    expect(text).not.toContain('host-9/ping');
+    // What the cap held for the removed check (one label set, "1:a") is gone.
+    expect(held()).toBe(before - '1:a'.length);
   });
 
   it('a sliced scrape yields to the event loop and gives the same text', async () => {
