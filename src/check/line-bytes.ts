@@ -35,13 +35,6 @@ export class LineBytes {
     return this.pool !== null && n <= this.size ? this.pool.get() : Buffer.allocUnsafeSlow(Math.max(this.size, n));
   }
 
-  /** Bytes written since the last take(), full chunks included. */
-  get length(): number {
-    let n = this.#pos;
-    for (const b of this.#full) n += b.length;
-    return n;
-  }
-
   /** Makes room for `n` more bytes: a full buffer becomes a chunk, a piece longer than a chunk gets a buffer of its size. */
   room(n: number): void {
     if (this.#pos + n <= this.#buf.length) return;
@@ -90,29 +83,6 @@ export class LineBytes {
     this.#pos = p;
   }
 
-  /** A label value, escaped as the format says (backslash, double quote, line feed), UTF-8. */
-  escaped(s: string): void {
-    this.room(3 * s.length);
-    const b = this.#buf;
-    let p = this.#pos;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) {
-        this.#pos = p;
-        this.raw(escape(i === 0 ? s : s.slice(i)));
-        return;
-      }
-      if (c === 0x5c || c === 0x22) {
-        b[p++] = 0x5c;
-        b[p++] = c;
-      } else if (c === 0x0a) {
-        b[p++] = 0x5c;
-        b[p++] = 0x6e;
-      } else b[p++] = c;
-    }
-    this.#pos = p;
-  }
-
   /** Whether a chunk is full (take(false) has one). */
   get full(): boolean {
     return this.#full.length > 0;
@@ -128,13 +98,4 @@ export class LineBytes {
     }
     return this.#full.splice(0);
   }
-}
-
-function escape(s: string): string {
-  let out = '';
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    out += c === 0x5c ? '\\\\' : c === 0x22 ? '\\"' : c === 0x0a ? '\\n' : s[i];
-  }
-  return out;
 }
