@@ -41,46 +41,66 @@ export interface PerfdataDropped {
   tooLong: number;
 }
 
-interface CheckState {
-  definition: object;
-  /**
-   * Label sets held (labelKey of label and base unit); null until the first one.
-   * An array while there are few: a Set of five was ~580 B per check.
-   */
-  keys: KeySet | null;
-  result: object | null;
-  /** Which items of `result` are exposed, by index; null: all of them. */
-  kept: number[] | null;
-  dropped: PerfdataDropped;
-  /** PerfdataLimit's mark when last read. */
-  seen: number;
+/**
+ * A check's label sets while it holds at most 16: one string of
+ * `<key length>;<key>` tokens, searched from the start (a KeySet of a grown
+ * array, with each key a string of its own, was ~350 B per check with five
+ * sets: 35 MB at 100,000 checks); a Set beyond that.
+ */
+type Keys = string | Set<string>;
+
+const FEW = 16;
+
+function keysHas(keys: Keys, key: string): boolean {
+  if (typeof keys !== 'string') return keys.has(key);
+  for (let i = 0; i < keys.length;) {
+    let len = 0;
+    for (let c = keys.charCodeAt(i++); c !== 59 /* ; */; c = keys.charCodeAt(i++)) len = len * 10 + c - 48;
+    if (len === key.length && keys.startsWith(key, i)) return true;
+    i += len;
+  }
+  return false;
 }
 
-/** A check's label sets: searched in an array up to 16 of them, a Set beyond. */
-class KeySet {
-  #few: string[] | null = [];
-  #many: Set<string> | null = null;
-
-  get size(): number {
-    return this.#few !== null ? this.#few.length : this.#many!.size;
+function* keysOf(keys: Keys): Generator<string> {
+  if (typeof keys !== 'string') {
+    yield* keys;
+    return;
   }
-
-  has(key: string): boolean {
-    return this.#few !== null ? this.#few.includes(key) : this.#many!.has(key);
+  for (let i = 0; i < keys.length;) {
+    let len = 0;
+    for (let c = keys.charCodeAt(i++); c !== 59; c = keys.charCodeAt(i++)) len = len * 10 + c - 48;
+    yield keys.slice(i, i + len);
+    i += len;
   }
+}
 
-  add(key: string): void {
-    if (this.#few === null) this.#many!.add(key);
-    else if (this.#few.length < 16) this.#few.push(key);
-    else {
-      this.#many = new Set(this.#few).add(key);
-      this.#few = null;
-    }
-  }
+/** Keys with `key` added; `held`: how many it has. */
+function keysAdd(keys: Keys, held: number, key: string): Keys {
+  if (typeof keys !== 'string') return keys.add(key);
+  // Joined, not concatenated: `+` makes a rope of the string, three more objects per check.
+  if (held < FEW) return [keys, key.length, ';', key].join('');
+  return new Set(keysOf(keys)).add(key);
+}
 
-  *[Symbol.iterator](): Generator<string> {
-    yield* this.#few ?? this.#many!;
-  }
+const NO_DROPS: Readonly<PerfdataDropped> = Object.freeze({ limit: 0, duplicate: 0, tooLong: 0 });
+
+/**
+ * What a check holds: its label sets, what was left out, and the items of
+ * its last result as read (one object per result, given to every read of
+ * it: a scrape's views hold them until it ends, and a new object per read
+ * was promoted with them on every scrape).
+ */
+class CheckState {
+  keys: Keys = '';
+  labelSets = 0;
+  result: object | null = null;
+  items: PerfItems = NO_ITEMS;
+  /** null until something is left out. */
+  dropped: PerfdataDropped | null = null;
+  /** PerfdataLimit's mark when last read. */
+  seen = 0;
+  constructor(readonly definition: object) {}
 }
 
 /** A check's exposed perfdata items (the result's own) and its caps' figures. */
@@ -132,27 +152,27 @@ export class PerfdataLimit {
         if (st !== undefined) this.#checks.delete(status.id);
         return NO_ITEMS;
       }
-      st = { definition: status.definition, keys: null, result: null, kept: null, dropped: { limit: 0, duplicate: 0, tooLong: 0 }, seen: 0 };
+      st = new CheckState(status.definition);
       this.#checks.set(status.id, st);
     }
     st.seen = this.#mark;
     if (status.last === null) {
       st.result = null;
-      return { items: NO_DATA, labelSets: st.keys?.size ?? 0, dropped: st.dropped };
+      return { items: NO_DATA, labelSets: st.labelSets, dropped: st.dropped ?? NO_DROPS };
     }
-    const perfdata = status.last.perfdata;
     if (st.result !== status.last) {
+      const perfdata = status.last.perfdata;
       st.result = status.last;
-      st.kept = this.#admit(st, perfdata);
+      const kept = this.#admit(st, perfdata);
+      st.items = { items: kept === null ? perfdata : kept.map((i) => perfdata[i]), labelSets: st.labelSets, dropped: st.dropped ?? NO_DROPS };
     }
-    const kept = st.kept;
-    return { items: kept === null ? perfdata : kept.map((i) => perfdata[i]), labelSets: st.keys?.size ?? 0, dropped: st.dropped };
+    return st.items;
   }
 
   /** UTF-16 units of the label sets held, over all checks: what the caps bound (limit × 2 × maxLabelBytes per check, and some). */
   heldLabelChars(): number {
     let n = 0;
-    for (const st of this.#checks.values()) for (const k of st.keys ?? []) n += k.length;
+    for (const st of this.#checks.values()) for (const k of keysOf(st.keys)) n += k.length;
     return n;
   }
 
@@ -189,32 +209,39 @@ export class PerfdataLimit {
    * changed after a result applies from the next result on).
    */
   #admit(st: CheckState, perfdata: Perfdata): number[] | null {
-    const seen = new Set<string>();
+    const seen = perfdata.length > FEW ? new Set<string>() : null;
+    resultKeys.length = 0;
     const kept: number[] = [];
     for (let i = 0; i < perfdata.length; i++) {
       const p = perfdata[i];
       if (longerThan(p.label, this.maxLabelBytes) || longerThan(p.uom, this.maxLabelBytes)) {
-        st.dropped.tooLong++;
+        (st.dropped ??= { limit: 0, duplicate: 0, tooLong: 0 }).tooLong++;
         continue;
       }
       const key = labelKey(p.label, baseUom(p.uom));
-      if (seen.has(key)) {
-        st.dropped.duplicate++;
+      if (seen !== null ? seen.has(key) : resultKeys.includes(key)) {
+        (st.dropped ??= { limit: 0, duplicate: 0, tooLong: 0 }).duplicate++;
         continue;
       }
-      seen.add(key);
-      if (st.keys?.has(key) !== true) {
-        if ((st.keys?.size ?? 0) >= this.limit) {
-          st.dropped.limit++;
+      if (seen !== null) seen.add(key);
+      else resultKeys.push(key);
+      if (!keysHas(st.keys, key)) {
+        if (st.labelSets >= this.limit) {
+          (st.dropped ??= { limit: 0, duplicate: 0, tooLong: 0 }).limit++;
           continue;
         }
-        (st.keys ??= new KeySet()).add(key);
+        st.keys = keysAdd(st.keys, st.labelSets, key);
+        st.labelSets++;
       }
       kept.push(i);
     }
+    resultKeys.length = 0;
     return kept.length === perfdata.length ? null : kept;
   }
 }
+
+/** The keys of the result being admitted so far (results of up to FEW items: no Set per result). */
+const resultKeys: string[] = [];
 
 /**
  * A label set's key: the label's length first, so that no two sets share one
