@@ -9,7 +9,7 @@
 // (src/metrics/runner-metrics.ts).
 import type { CheckStatus } from './check-status';
 import { lineWriter, type LineWriter } from './check-lines';
-import { perCheckFamilies, viewOf, type CheckView } from './check-view';
+import { CheckViews, perCheckFamilies } from './check-view';
 import { allFamilies } from './families';
 import type { MetricFamily, MetricsSource, Snapshot } from './metrics-snapshot';
 import { metricsStateOf, type RunnerMetricsState } from './metrics-state';
@@ -34,12 +34,8 @@ export function formatMetrics(source: MetricsSource): string {
   const snap = aggregateSnapshot(source, state);
   const since = state.limit.mark();
   const statuses: CheckStatus[] = source.checkStatus();
-  const text = new ScrapeText();
-  const views: CheckView[] = [];
-  for (const s of statuses) {
-    const v = viewOf(s, state.limit, state.exposure, text);
-    if (v !== null) views.push(v);
-  }
+  const views = new CheckViews(new ScrapeText(), state.limit, state.exposure);
+  for (const s of statuses) views.add(s);
   // Series of a removed check disappear, and so does what the cap held for it.
   state.limit.retain(new Set(statuses.map((s) => s.id)), since);
   const out = new LineBytes();
@@ -47,7 +43,7 @@ export function formatMetrics(source: MetricsSource): string {
     out.raw(familyHeader(f));
     const w = writerOf.get(f);
     if (w === undefined) out.raw(sampleLines(f, snap));
-    else for (const v of views) w(v, out);
+    else for (let i = 0; i < views.length; i++) w(views.view(i), out);
   }
   return Buffer.concat(out.take(true)).toString('utf8');
 }
@@ -89,13 +85,11 @@ export async function* metricsBytes(
   };
   // Aggregate families as they are now, beside the list of checks.
   const aggregate = new Map(allFamilies.filter((f) => !writerOf.has(f)).map((f) => [f, sampleLines(f, snap)]));
-  const text = new ScrapeText();
-  const views: CheckView[] = [];
+  const views = new CheckViews(new ScrapeText(), state.limit, state.exposure);
   const ids = new Set<string>();
   for (const status of statuses) {
     ids.add(status.id);
-    const v = viewOf(status, state.limit, state.exposure, text);
-    if (v !== null) views.push(v);
+    views.add(status);
     if ((ids.size & 63) === 0 && due()) await pause();
   }
   for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
@@ -111,7 +105,7 @@ export async function* metricsBytes(
       continue;
     }
     for (let i = 0; i < views.length; i++) {
-      w(views[i], out);
+      w(views.view(i), out);
       if (out.full) for (const b of out.take(false)) yield b;
       if ((i & 255) === 255 && due()) await pause();
     }
