@@ -34,8 +34,7 @@ export function formatMetrics(source: MetricsSource): string {
   const snap = aggregateSnapshot(source, state);
   const since = state.limit.mark();
   const statuses: CheckStatus[] = source.checkStatus();
-  const text = new ScrapeText();
-  const views = new CheckViews(text, state.limit, state.exposure);
+  const views = new CheckViews(new ScrapeText(), state.limit, state.exposure);
   for (const s of statuses) views.add(s);
   // Series of a removed check disappear, and so does what the cap held for it.
   state.limit.retain(new Set(statuses.map((s) => s.id)), since);
@@ -46,7 +45,6 @@ export function formatMetrics(source: MetricsSource): string {
     if (w === undefined) out.raw(sampleLines(f, snap));
     else for (let i = 0; i < views.length; i++) w(views.view(i), out);
   }
-  text.release();
   return Buffer.concat(out.take(true)).toString('utf8');
 }
 
@@ -87,38 +85,32 @@ export async function* metricsBytes(
   };
   // Aggregate families as they are now, beside the list of checks.
   const aggregate = new Map(allFamilies.filter((f) => !writerOf.has(f)).map((f) => [f, sampleLines(f, snap)]));
-  const text = new ScrapeText();
-  try {
-    const views = new CheckViews(text, state.limit, state.exposure);
-    const ids = new Set<string>();
-    for (const status of statuses) {
-      ids.add(status.id);
-      views.add(status);
-      if ((ids.size & 63) === 0 && due()) await pause();
-    }
-    for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
-    // Not needed while the text is made (it is 100,000 ids at that size).
-    ids.clear();
-    // Chunks from the pool of whoever gives them back once written (a /metrics server's source).
-    const out = new LineBytes(chunkBytes, pool?.size === chunkBytes ? pool : null);
-    for (const f of allFamilies) {
-      out.raw(familyHeader(f));
-      const w = writerOf.get(f);
-      if (w === undefined) {
-        out.raw(aggregate.get(f)!);
-        continue;
-      }
-      for (let i = 0; i < views.length; i++) {
-        w(views.view(i), out);
-        if (out.full) for (const b of out.take(false)) yield b;
-        if ((i & 255) === 255 && due()) await pause();
-      }
-    }
-    for (const b of out.take(true)) yield b;
-  } finally {
-    // Also when the consumer stops early (a client gone): its storage goes to the next scrape.
-    text.release();
+  const views = new CheckViews(new ScrapeText(), state.limit, state.exposure);
+  const ids = new Set<string>();
+  for (const status of statuses) {
+    ids.add(status.id);
+    views.add(status);
+    if ((ids.size & 63) === 0 && due()) await pause();
   }
+  for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
+  // Not needed while the text is made (it is 100,000 ids at that size).
+  ids.clear();
+  // Chunks from the pool of whoever gives them back once written (a /metrics server's source).
+  const out = new LineBytes(chunkBytes, pool?.size === chunkBytes ? pool : null);
+  for (const f of allFamilies) {
+    out.raw(familyHeader(f));
+    const w = writerOf.get(f);
+    if (w === undefined) {
+      out.raw(aggregate.get(f)!);
+      continue;
+    }
+    for (let i = 0; i < views.length; i++) {
+      w(views.view(i), out);
+      if (out.full) for (const b of out.take(false)) yield b;
+      if ((i & 255) === 255 && due()) await pause();
+    }
+  }
+  for (const b of out.take(true)) yield b;
 }
 
 /** metricsBytes() as text, a chunk a string. */

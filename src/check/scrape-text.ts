@@ -3,38 +3,12 @@
 // pieces in one growing buffer. A line then copies a piece instead of
 // encoding the same text again in each of the 17 families' passes.
 
-/**
- * The storage of finished scrapes, for the next ones. Made anew at each
- * scrape, the buffers that double up to the scrape's size (~16 MB and 2 MB
- * at 100,000 checks) went through malloc, whose mmap threshold rises to the
- * largest chunk freed: they stayed in its heap, and RSS grew 10-20 MB a
- * scrape over five scrapes (issue 19). Two are kept: two scrapes at once.
- */
-const spare: Array<{ buf: Buffer; ends: Uint32Array }> = [];
-const SPARE = 2;
-
 export class ScrapeText {
-  #buf: Buffer;
+  #buf = Buffer.allocUnsafeSlow(1 << 16);
   #len = 0;
   /** ends[k]: where piece k ends; piece k starts where piece k-1 ends. */
-  #ends: Uint32Array;
+  #ends = new Uint32Array(1 << 12);
   #n = 0;
-
-  constructor() {
-    const s = spare.pop();
-    this.#buf = s?.buf ?? Buffer.allocUnsafeSlow(1 << 16);
-    this.#ends = s?.ends ?? new Uint32Array(1 << 12);
-  }
-
-  /** Hands the storage to the next scrape: nothing of this text is read after. */
-  release(): void {
-    if (this.#ends.length === 0) return;
-    if (spare.length < SPARE) spare.push({ buf: this.#buf, ends: this.#ends });
-    this.#buf = Buffer.alloc(0);
-    this.#ends = new Uint32Array(0);
-    this.#len = 0;
-    this.#n = 0;
-  }
 
   /** Adds `s` (already escaped) as the next piece; gives its index. */
   add(s: string): number {
