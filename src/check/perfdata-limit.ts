@@ -51,13 +51,24 @@ type Keys = string | Set<string>;
 
 const FEW = 16;
 
+/** The length of the key whose token starts at `i`, set by keyAt(). */
+let keyLength = 0;
+
+/** Where the key of the token at `i` starts (-1: none); its length goes to keyLength. */
+function keyAt(keys: string, i: number): number {
+  // The digits hold no ';': the first one from i ends them.
+  const semi = keys.indexOf(';', i);
+  if (semi < 0) return -1;
+  let len = 0;
+  for (let j = i; j < semi; j++) len = len * 10 + keys.charCodeAt(j) - 48;
+  keyLength = len;
+  return semi + 1;
+}
+
 function keysHas(keys: Keys, key: string): boolean {
   if (typeof keys !== 'string') return keys.has(key);
-  for (let i = 0; i < keys.length;) {
-    let len = 0;
-    for (let c = keys.charCodeAt(i++); c !== 59 /* ; */; c = keys.charCodeAt(i++)) len = len * 10 + c - 48;
-    if (len === key.length && keys.startsWith(key, i)) return true;
-    i += len;
+  for (let i = keyAt(keys, 0); i >= 0; i = keyAt(keys, i + keyLength)) {
+    if (keyLength === key.length && keys.startsWith(key, i)) return true;
   }
   return false;
 }
@@ -67,11 +78,11 @@ function* keysOf(keys: Keys): Generator<string> {
     yield* keys;
     return;
   }
-  for (let i = 0; i < keys.length;) {
-    let len = 0;
-    for (let c = keys.charCodeAt(i++); c !== 59; c = keys.charCodeAt(i++)) len = len * 10 + c - 48;
-    yield keys.slice(i, i + len);
-    i += len;
+  for (let i = keyAt(keys, 0); i >= 0;) {
+    // Read before the yield: whoever iterates may call keyAt() meanwhile.
+    const end = i + keyLength;
+    yield keys.slice(i, end);
+    i = keyAt(keys, end);
   }
 }
 
