@@ -3,10 +3,16 @@
 // suites use. The label sets of a check are kept as one string of
 // length-prefixed keys up to 16 and as a Set beyond (issue 19: ~350 B per
 // check less than an array of key strings).
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { PerfdataLimit } from '../src/check/perfdata-limit';
 import type { PerfDatum } from '../src/check/perfdata';
 import { FakeSource } from './metrics-source';
+
+// A real gc() without --expose-gc on the command line (vitest starts the workers).
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 const items = (...labels: string[]): PerfDatum[] => labels.map((label, i) => ({ label, value: i, uom: '' }));
 
@@ -76,5 +82,29 @@ describe('PerfdataLimit', () => {
     const q2 = limit.readItems(src.checkStatus()[1]);
     expect(q2.dropped).toEqual({ limit: 1, duplicate: 0, tooLong: 0 });
     expect(p.dropped).toEqual({ limit: 0, duplicate: 0, tooLong: 0 });
+  });
+
+  it('a result that goes back to null lets go of its items (outside review: the cached items kept them alive)', async () => {
+    const src = new FakeSource();
+    src.define('c');
+    const limit = new PerfdataLimit(100);
+    const read = reader(limit, src, 'c');
+    // Made in a function: no local of this test holds the items.
+    const ref = ((perfdata: PerfDatum[]) => {
+      src.result('c', 0, perfdata);
+      return new WeakRef(perfdata);
+    })(items('a', 'b'));
+    expect(read().labels).toEqual(['a', 'b']);
+    // The same definition, no result any more (a source of its own may do so).
+    src.checks.get('c')!.last = null;
+    expect(read()).toEqual({ labels: [], labelSets: 2, dropped: { limit: 0, duplicate: 0, tooLong: 0 } });
+    for (let i = 0; i < 5 && ref.deref() !== undefined; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      gc();
+    }
+    expect(ref.deref()).toBeUndefined();
+    // And the next result is admitted as any other.
+    src.result('c', 0, items('a', 'c'));
+    expect(read()).toEqual({ labels: ['a', 'c'], labelSets: 3, dropped: { limit: 0, duplicate: 0, tooLong: 0 } });
   });
 });

@@ -168,13 +168,16 @@ export class PerfdataLimit {
     }
     st.seen = this.#mark;
     if (status.last === null) {
+      // Let go of the last result's items too (outside review: a source whose result went back to null kept them).
       st.result = null;
+      st.items = NO_ITEMS;
       return { items: NO_DATA, labelSets: st.labelSets, dropped: st.dropped ?? NO_DROPS };
     }
     if (st.result !== status.last) {
       const perfdata = status.last.perfdata;
-      st.result = status.last;
       const kept = this.#admit(st, perfdata);
+      // Only once admitted: a throw part way leaves the result to be admitted again, not the last one's items as its own.
+      st.result = status.last;
       st.items = { items: kept === null ? perfdata : kept.map((i) => perfdata[i]), labelSets: st.labelSets, dropped: st.dropped ?? NO_DROPS };
     }
     return st.items;
