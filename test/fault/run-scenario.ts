@@ -7,8 +7,16 @@ import { unprivilegedTree } from '../unprivileged';
 
 const FAULT = __dirname;
 export const BIN = path.resolve(__dirname, '..', 'fixtures', 'bin');
-// RLIMIT_NPROC is not enforced for root: those scenarios drop to nobody.
-export const AS_NOBODY = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
+// RLIMIT_NPROC is not enforced for root: those scenarios drop to a uid of
+// their own, which no other test uses and no passwd entry names. The limit
+// counts every process and thread of the uid on the machine: as nobody, the
+// processes other suites run as nobody at the same time counted against it,
+// and Node could not start the scenario's worker thread (a fresh-clone CI
+// run on Node 26: exit 1, an uncaught exception; with 50 such processes
+// here, SIGABRT).
+export const FAULT_UID = 64990;
+export const AS_FAULT_USER = process.getuid?.() === 0
+  ? ['setpriv', `--reuid=${FAULT_UID}`, `--regid=${FAULT_UID}`, '--clear-groups'] : [];
 
 export interface Outcome {
   code: number | null;
