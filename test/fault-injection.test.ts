@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeUnprivilegedCopy } from './unprivileged';
-import { AS_FAULT_USER, BIN, FAULT_UID, expectSurvivedClean, runScenario, spawnError, type Outcome } from './fault/run-scenario';
+import { asFaultUser, BIN, FAULT_UIDS, expectSurvivedClean, runScenario, spawnError, type Outcome } from './fault/run-scenario';
 
 describe('fault injection', () => {
   afterAll(removeUnprivilegedCopy);
@@ -38,10 +38,10 @@ describe('fault injection', () => {
   });
 
   it('EAGAIN at RLIMIT_NPROC: every API reports SpawnError EAGAIN, the held children are killed by pid, spawning works again', async () => {
-    const o = await runScenario('eagain', ['prlimit', '--nproc=40:40', ...AS_FAULT_USER]);
+    const o = await runScenario('eagain', ['prlimit', '--nproc=40:40', ...asFaultUser(FAULT_UIDS.eagain)]);
     expectSurvivedClean(o);
     const s = o.summary;
-    expect(s.uid).toBe(process.getuid!() === 0 ? FAULT_UID : process.getuid!());
+    expect(s.uid).toBe(process.getuid!() === 0 ? FAULT_UIDS.eagain : process.getuid!());
     expect(s.held).toBeGreaterThan(5);
     expect(s.held).toBeLessThan(40);
     expect(s.firstError).toEqual(spawnError('EAGAIN', 'spawn', 'sleep'));
@@ -58,10 +58,10 @@ describe('fault injection', () => {
   // RLIMIT_NPROC the thread could not be created and std::terminate aborted
   // the whole process (exit 134).
   it('worker.terminate() with children running at RLIMIT_NPROC does not abort the process (reaper thread creation fails)', async () => {
-    const o = await runScenario('worker-eagain', ['prlimit', '--nproc=60:60', ...AS_FAULT_USER]);
+    const o = await runScenario('worker-eagain', ['prlimit', '--nproc=60:60', ...asFaultUser(FAULT_UIDS.workerEagain)]);
     expectSurvivedClean(o);
     const s = o.summary;
-    expect(s.uid).toBe(process.getuid!() === 0 ? FAULT_UID : process.getuid!());
+    expect(s.uid).toBe(process.getuid!() === 0 ? FAULT_UIDS.workerEagain : process.getuid!());
     expect(s.workerError).toEqual({ code: 'EAGAIN', step: 'spawn' });
     expect(s.spawned).toBeGreaterThan(5);
     expect(s.childrenGone).toBe(true);

@@ -1,6 +1,7 @@
 // Runs one fault scenario (test/fault/<name>.mjs) in a Node process of its
 // own and reads back its JSON summary; the shared assertions on it.
 import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { unprivilegedTree } from '../unprivileged';
@@ -8,15 +9,43 @@ import { unprivilegedTree } from '../unprivileged';
 const FAULT = __dirname;
 export const BIN = path.resolve(__dirname, '..', 'fixtures', 'bin');
 // RLIMIT_NPROC is not enforced for root: those scenarios drop to a uid of
-// their own, which no other test uses and no passwd entry names. The limit
-// counts every process and thread of the uid on the machine: as nobody, the
-// processes other suites run as nobody at the same time counted against it,
-// and Node could not start the scenario's worker thread (a fresh-clone CI
-// run on Node 26: exit 1, an uncaught exception; with 50 such processes
-// here, SIGABRT).
-export const FAULT_UID = 64990;
-export const AS_FAULT_USER = process.getuid?.() === 0
-  ? ['setpriv', `--reuid=${FAULT_UID}`, `--regid=${FAULT_UID}`, '--clear-groups'] : [];
+// their own, which no other test or scenario uses and no passwd entry
+// names. The limit counts every process and thread of the uid on the
+// machine: as nobody, the processes other suites run as nobody at the same
+// time counted against it, and so may what an earlier scenario of the same
+// uid leaves dying (fresh-clone CI runs on Node 24 and 26: the worker
+// scenario exited 1 within ~200 ms, an uncaught exception; with 50 nobody
+// processes here it died by SIGABRT). runScenario waits until the uid has
+// no process left before it starts one.
+export const FAULT_UIDS = { eagain: 64990, workerEagain: 64991 } as const;
+export function asFaultUser(uid: number): string[] {
+  return process.getuid?.() === 0 ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups'] : [];
+}
+
+/** pids whose real uid is `uid`. */
+function processesOf(uid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    const c = name.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    try {
+      const status = readFileSync(`/proc/${name}/status`, 'utf8');
+      const at = status.indexOf('\nUid:');
+      if (at >= 0 && Number.parseInt(status.slice(at + 5).trimStart(), 10) === uid) out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+async function noProcessesOf(uid: number, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  for (let left = processesOf(uid); left.length > 0; left = processesOf(uid)) {
+    if (Date.now() > end) throw new Error(`processes of uid ${uid} still there after ${ms} ms: ${left.join(' ')}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 export interface Outcome {
   code: number | null;
@@ -30,9 +59,11 @@ export interface Outcome {
  * `env` over ours minus the addon's NOSHELL_* switches (read once at load: a
  * scenario gets only those it asks for); kills the group if it outlives `ms`.
  */
-export function runScenario(
+export async function runScenario(
   name: string, prefix: string[] = [], env: Record<string, string> = {}, ms = 30_000,
 ): Promise<Outcome> {
+  const reuid = prefix.find((a) => a.startsWith('--reuid='));
+  if (reuid !== undefined) await noProcessesOf(Number(reuid.slice('--reuid='.length)), 10_000);
   // As nobody, from a world-readable copy: the checkout may sit in a 0700
   // directory (a CI clone in a mktemp dir, say).
   const dir = prefix.includes('setpriv') ? path.join(unprivilegedTree(), 'test', 'fault') : FAULT;
@@ -70,6 +101,8 @@ export function runScenario(
 
 /** The scenario exited 0 after its summary, and came back to its baseline. */
 export function expectSurvivedClean(o: Outcome): void {
+  // Whole in the log: the assertion's diff shows only its first lines.
+  if (o.code !== 0 || o.signal !== null) console.error(`scenario exited ${o.code ?? o.signal}; its stderr:\n${o.stderr.slice(0, 4000)}`);
   expect({ code: o.code, signal: o.signal, stderr: o.stderr.slice(-2000) }).toEqual({ code: 0, signal: null, stderr: expect.any(String) });
   expect(o.summary?.hung).toBeUndefined();
   const { baseline, after } = o.summary;
