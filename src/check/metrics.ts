@@ -90,7 +90,7 @@ export async function* metricsBytes(
   for (const status of statuses) {
     ids.add(status.id);
     views.add(status);
-    if ((ids.size & 63) === 0 && due()) await pause();
+    if ((ids.size & 7) === 0 && due()) await pause();
   }
   for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
   // Not needed while the text is made (it is 100,000 ids at that size).
@@ -107,7 +107,7 @@ export async function* metricsBytes(
     for (let i = 0; i < views.length; i++) {
       w(views.view(i), out);
       if (out.full) for (const b of out.take(false)) yield b;
-      if ((i & 255) === 255 && due()) await pause();
+      if ((i & 15) === 15 && due()) await pause();
     }
   }
   for (const b of out.take(true)) yield b;
