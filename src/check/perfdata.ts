@@ -12,7 +12,7 @@
 import { quoteText } from '../quote-text';
 import { checkString } from '../validate';
 import { numberValue, parseNumber, scanNumber } from './number';
-import { readRange, type ThresholdRange } from './range';
+import { sharedRange, type ThresholdRange } from './range';
 
 export interface PerfDatum {
   label: string;
@@ -20,6 +20,7 @@ export interface PerfDatum {
   value: number | null;
   /** '', 's', 'ms', 'us', '%', 'B', 'KB', 'MB', 'TB', 'c', or whatever the plugin used. */
   uom: string;
+  /** Items whose threshold text is the same and short (≤ 12 characters) share one frozen object. */
   warn?: ThresholdRange;
   crit?: ThresholdRange;
   min?: number;
@@ -108,24 +109,53 @@ function parseFields(label: string, fields: string[], errors: string[]): PerfDat
     value = numberValue(raw.slice(0, end));
     uom = raw.slice(end);
   }
-  const datum: PerfDatum = { label, value, uom };
-  const range = (text: string | undefined, name: 'warn' | 'crit') => {
-    if (text === undefined || text === '') return;
-    const r = readRange(text);
-    if (r === null) errors.push(`${quoteText(label)}: ignored ${name} ${quoteText(text)} (not a range)`);
-    else datum[name] = r;
-  };
-  const num = (text: string | undefined, name: 'min' | 'max') => {
-    if (text === undefined || text === '') return;
-    const v = parseNumber(text);
-    if (v === null) errors.push(`${quoteText(label)}: ignored ${name} ${quoteText(text)} (not a number)`);
-    else datum[name] = v;
-  };
-  range(fields[1], 'warn');
-  range(fields[2], 'crit');
-  num(fields[3], 'min');
-  num(fields[4], 'max');
-  return datum;
+  const warn = rangeField(label, fields[1], 'warn', errors);
+  const crit = rangeField(label, fields[2], 'crit', errors);
+  const min = numberField(label, fields[3], 'min', errors);
+  const max = numberField(label, fields[4], 'max', errors);
+  return datumOf(label, value, uom, warn, crit, min, max);
+}
+
+function rangeField(label: string, text: string | undefined, name: 'warn' | 'crit', errors: string[]): ThresholdRange | undefined {
+  if (text === undefined || text === '') return undefined;
+  const r = sharedRange(text);
+  if (r === null) errors.push(`${quoteText(label)}: ignored ${name} ${quoteText(text)} (not a range)`);
+  return r ?? undefined;
+}
+
+function numberField(label: string, text: string | undefined, name: 'min' | 'max', errors: string[]): number | undefined {
+  if (text === undefined || text === '') return undefined;
+  const v = parseNumber(text);
+  if (v === null) errors.push(`${quoteText(label)}: ignored ${name} ${quoteText(text)} (not a number)`);
+  return v ?? undefined;
+}
+
+/**
+ * The datum with only the fields it has, in the order label, value, uom,
+ * warn, crit, min, max. The usual sets are made whole by one literal each: a
+ * datum made with three fields and given its thresholds after had its
+ * further fields in a separate store, an object more per item kept with
+ * every result (issue 19).
+ */
+function datumOf(
+  label: string, value: number | null, uom: string,
+  warn: ThresholdRange | undefined, crit: ThresholdRange | undefined, min: number | undefined, max: number | undefined,
+): PerfDatum {
+  const thresholds = warn !== undefined && crit !== undefined;
+  if (min === undefined && max === undefined) {
+    if (thresholds) return { label, value, uom, warn, crit };
+    if (warn === undefined && crit === undefined) return { label, value, uom };
+  } else if (thresholds && min !== undefined) {
+    return max === undefined ? { label, value, uom, warn, crit, min } : { label, value, uom, warn, crit, min, max };
+  } else if (warn === undefined && crit === undefined && min !== undefined && max !== undefined) {
+    return { label, value, uom, min, max };
+  }
+  const d: PerfDatum = { label, value, uom };
+  if (warn !== undefined) d.warn = warn;
+  if (crit !== undefined) d.crit = crit;
+  if (min !== undefined) d.min = min;
+  if (max !== undefined) d.max = max;
+  return d;
 }
 
 /** Parses perfdata; bad items are skipped (parsePerfdataDetailed says which). */

@@ -13,6 +13,14 @@ export interface PluginOutput {
   perfdataErrors: string[];
 }
 
+/**
+ * What a result without perfdata, or without perfdata errors, holds: one
+ * frozen empty array, not a new one per result kept until the check's next
+ * (issue 19).
+ */
+export const NO_PERFDATA: PerfDatum[] = Object.freeze([]) as unknown as PerfDatum[];
+export const NO_ERRORS: string[] = Object.freeze([]) as unknown as string[];
+
 export function parsePluginOutput(text: string): PluginOutput {
   if (typeof text !== 'string') checkString(text, 'parsePluginOutput: text');
   const lines = text.split('\n');
@@ -40,7 +48,11 @@ export function parsePluginOutput(text: string): PluginOutput {
   }
   const parsed = { perfdata: [] as PerfDatum[], errors: [] as string[] };
   for (const part of perfParts) parsePerfdataDetailed(part, parsed);
-  return { output, longOutput: long.join('\n'), perfdata: parsed.perfdata, perfdataErrors: parsed.errors };
+  return {
+    output, longOutput: long.join('\n'),
+    perfdata: parsed.perfdata.length === 0 ? NO_PERFDATA : parsed.perfdata,
+    perfdataErrors: parsed.errors.length === 0 ? NO_ERRORS : parsed.errors,
+  };
 }
 
 function stripCr(line: string): string {

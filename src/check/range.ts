@@ -38,6 +38,34 @@ export function readRange(text: string): ThresholdRange | null {
   return { start, end, alertInside };
 }
 
+// Perfdata thresholds repeat: each check gives the same few ranges every
+// run, and a result of five items held two to ten range objects, kept until
+// the check's next result (issue 19: at 100,000 checks the collector walked
+// them all in every marking). Short range texts get one frozen object each.
+// Only texts shorter than 13 characters are kept as keys: V8 copies a
+// substring that short, where a longer one may be a slice that keeps the
+// whole plugin output alive.
+const SHARED_KEY_MAX = 12;
+const SHARED_MAX = 4096;
+const shared = new Map<string, Readonly<ThresholdRange> | null>();
+
+/**
+ * readRange(text), the same object for the same short text while it is
+ * remembered (up to 4,096 texts, then they are forgotten at once). Frozen:
+ * many results hold it.
+ */
+export function sharedRange(text: string): Readonly<ThresholdRange> | null {
+  if (text.length > SHARED_KEY_MAX) return readRange(text);
+  let r = shared.get(text);
+  if (r === undefined) {
+    r = readRange(text);
+    if (r !== null) Object.freeze(r);
+    if (shared.size >= SHARED_MAX) shared.clear();
+    shared.set(text, r);
+  }
+  return r;
+}
+
 /** Parses a range; throws RangeError for text that is not one. */
 export function parseRange(text: string): ThresholdRange {
   if (typeof text !== 'string') throw new TypeError(`parseRange: expected a string, got ${describe(text)}`);
