@@ -4,6 +4,7 @@ import { CheckRunner, type CheckRunResult } from '../check/runner';
 import { configureRunnerMetrics, type RunnerMetricsOptions } from '../check/metrics-state';
 import { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from '../check/perfdata-limit';
 import { AppliedChecks, sameDefinition } from './checks-reload';
+import { LineBatch } from './line-batch';
 import { loadRunChecks, onReload } from './run-reload';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
 import { createRunnerSource } from '../metrics/runner-source';
@@ -83,7 +84,8 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency });
   const applied = new AppliedChecks(runner);
   applied.apply(config.defs);
-  runner.on('result', (r: CheckRunResult) => out(`${format === 'json' ? jsonLine(r) : textLine(r)}\n`));
+  const lines = new LineBatch(out);
+  runner.on('result', (r: CheckRunResult) => lines.add(`${format === 'json' ? jsonLine(r) : textLine(r)}\n`));
 
   // Installed before anything starts: a signal that killed Node by default
   // would leave running checks (each in its own process group) behind.
@@ -131,6 +133,8 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   // Running checks get a few seconds to finish, then aborting them kills
   // their whole groups (SIGTERM, then SIGKILL) before we exit.
   await runner.stop({ deadline: DEADLINE });
+  // Every result is on stdout before the process says it stopped.
+  lines.flush();
   await server?.close();
   const s = runner.stats();
   stop.remove();

@@ -1,0 +1,98 @@
+// `noshell run` writes the result lines of one event-loop turn in one write
+// (src/cli/line-batch.ts): none lost, none split, none out of order, and
+// all of them on stdout before it says it stopped.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LineBatch } from '../src/cli/line-batch';
+import { waitFor } from './helpers';
+
+const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
+const CHECK_DUMMY = '/usr/lib/nagios/plugins/check_dummy';
+const hasPlugins = existsSync(CHECK_DUMMY);
+if (!hasPlugins) console.warn('skipped: noshell run output of 300 check_dummy checks: monitoring-plugins-basic is not installed');
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-run-output-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('LineBatch', () => {
+  it('writes the lines of one turn in one write, in order, and nothing twice', async () => {
+    const writes: string[] = [];
+    const b = new LineBatch((s) => writes.push(s));
+    b.add('a\n');
+    b.add('b\n');
+    b.add('c\n');
+    expect(writes).toEqual([]);
+    await turn();
+    expect(writes).toEqual(['a\nb\nc\n']);
+    b.add('d\n');
+    await turn();
+    await turn();
+    expect(writes).toEqual(['a\nb\nc\n', 'd\n']);
+  });
+
+  it('writes at once when the queued lines reach maxChars, and flush() writes the rest', async () => {
+    const writes: string[] = [];
+    const b = new LineBatch((s) => writes.push(s), 10);
+    b.add('12345\n');
+    b.add('67890\n');
+    expect(writes).toEqual(['12345\n67890\n']);
+    b.add('x\n');
+    b.flush();
+    expect(writes).toEqual(['12345\n67890\n', 'x\n']);
+    b.flush();
+    await turn();
+    expect(writes).toHaveLength(2);
+  });
+
+  it('a line longer than maxChars goes out whole, after the lines before it', () => {
+    const writes: string[] = [];
+    const b = new LineBatch((s) => writes.push(s), 8);
+    b.add('a\n');
+    const long = `${'y'.repeat(100_000)}\n`;
+    b.add(long);
+    expect(writes).toEqual([`a\n${long}`]);
+  });
+});
+
+describe('noshell run output', () => {
+  it.skipIf(!hasPlugins)('300 checks: every result is one whole JSON line, as many as it says it ran when stopped', async () => {
+    const file = path.join(tmp, 'checks.json');
+    const checks = Array.from({ length: 300 }, (_, i) => ({
+      id: `c${i}`, command: [CHECK_DUMMY, String(i % 4), `out ${i} | v=${i};10;20`], interval: '1s',
+    }));
+    writeFileSync(file, JSON.stringify({ checks }));
+    const child = spawn(process.execPath, [CLI, 'run', '--allow-root', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      expect(await waitFor(() => stdout.split('\n').length > 700, 20_000), stderr).toBe(true);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(128 + 15);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    const completed = /stopped after (\d+) results/.exec(stderr);
+    expect(completed, stderr).not.toBeNull();
+    expect(stdout.endsWith('\n')).toBe(true);
+    const lines = stdout.slice(0, -1).split('\n');
+    expect(lines).toHaveLength(Number(completed![1]));
+    const runs = new Map<string, number>();
+    for (const line of lines) {
+      const r = JSON.parse(line) as { id: string; state: number; output: string; perfdata: Array<{ value: number }> };
+      const i = Number(r.id.slice(1));
+      expect(r.state).toBe(i % 4);
+      expect(r.output).toContain(`out ${i}`);
+      expect(r.perfdata[0].value).toBe(i);
+      runs.set(r.id, (runs.get(r.id) ?? 0) + 1);
+    }
+    expect(runs.size).toBe(300);
+  });
+});
