@@ -1,45 +1,94 @@
 // The text one scrape repeats on many lines, encoded once: each check's
 // `{check="<id>"` and each perfdata item's `,label="…",uom="…"`, as UTF-8
-// pieces in one growing buffer. A line then copies a piece instead of
-// encoding the same text again in each of the 17 families' passes.
+// pieces. A line then copies a piece instead of encoding the same text again
+// in each of the 17 families' passes.
+//
+// The pieces are one run of bytes kept in segments of 256 KiB, and where
+// each piece ends in chunks of 65,536 offsets: nothing is grown by copying.
+// A buffer that doubled up to ~16 MB (and its offsets to 4 MB) at 100,000
+// checks was malloc'd and freed every scrape, and glibc then raised its mmap
+// threshold to that size and kept such chunks in its heap: RSS rose ~15 MiB a
+// scrape with the V8 heap flat (issue 19). Allocations of one size are reused.
+
+const SEG_BITS = 18;
+const SEG = 1 << SEG_BITS;
+const SEG_MASK = SEG - 1;
+const IDX_BITS = 16;
+const IDX = 1 << IDX_BITS;
+const IDX_MASK = IDX - 1;
+/** Offsets are 32-bit: a scrape's pieces past 4 GiB are refused (ids and labels that large are not a monitoring setup). */
+const MAX_BYTES = 2 ** 32 - 1;
 
 export class ScrapeText {
-  #buf = Buffer.allocUnsafeSlow(1 << 16);
+  readonly #segs: Buffer[] = [];
+  /** Bytes written, over all segments. */
   #len = 0;
-  /** ends[k]: where piece k ends; piece k starts where piece k-1 ends. */
-  #ends = new Uint32Array(1 << 12);
+  /** Where piece k ends: #ends[k >>> IDX_BITS][k & IDX_MASK]; piece k starts where piece k-1 ends. */
+  readonly #ends: Uint32Array[] = [];
   #n = 0;
 
   /** Adds `s` (already escaped) as the next piece; gives its index. */
   add(s: string): number {
-    if (this.#len + 3 * s.length > this.#buf.length) {
-      const grown = Buffer.allocUnsafeSlow(Math.max(2 * this.#buf.length, this.#len + 3 * s.length));
-      this.#buf.copy(grown, 0, 0, this.#len);
-      this.#buf = grown;
+    const at = this.#len & SEG_MASK;
+    // A piece may run on into the next segment: encoded apart first (rare at this size).
+    if (SEG - at >= 3 * s.length && this.#len + 3 * s.length <= MAX_BYTES) {
+      this.#len += this.#seg(this.#len >>> SEG_BITS).write(s, at, 'utf8');
+    } else {
+      this.#put(Buffer.from(s, 'utf8'));
     }
-    this.#len += this.#buf.write(s, this.#len, 'utf8');
-    if (this.#n === this.#ends.length) {
-      const grown = new Uint32Array(2 * this.#ends.length);
-      grown.set(this.#ends);
-      this.#ends = grown;
+    const k = this.#n;
+    const chunk = k >>> IDX_BITS;
+    if (chunk === this.#ends.length) this.#ends.push(new Uint32Array(IDX));
+    this.#ends[chunk][k & IDX_MASK] = this.#len;
+    this.#n = k + 1;
+    return k;
+  }
+
+  #seg(i: number): Buffer {
+    while (this.#segs.length <= i) this.#segs.push(Buffer.allocUnsafeSlow(SEG));
+    return this.#segs[i];
+  }
+
+  #put(b: Buffer): void {
+    if (this.#len + b.length > MAX_BYTES) throw new RangeError('a scrape\'s ids and labels take more than 4 GiB');
+    for (let i = 0; i < b.length;) {
+      const at = this.#len & SEG_MASK;
+      const n = Math.min(SEG - at, b.length - i);
+      b.copy(this.#seg(this.#len >>> SEG_BITS), at, i, i + n);
+      i += n;
+      this.#len += n;
     }
-    this.#ends[this.#n] = this.#len;
-    return this.#n++;
+  }
+
+  #end(k: number): number {
+    return this.#ends[k >>> IDX_BITS][k & IDX_MASK];
   }
 
   /** Copies piece k into `to` at `at`; gives its length. */
   copy(k: number, to: Buffer, at: number): number {
-    const start = k === 0 ? 0 : this.#ends[k - 1];
-    const end = this.#ends[k];
-    // Most pieces are a few dozen bytes: a loop costs less than Buffer#copy's checks.
-    if (end - start > 64) return this.#buf.copy(to, at, start, end);
-    const from = this.#buf;
-    for (let i = start; i < end; i++) to[at++] = from[i];
+    const start = k === 0 ? 0 : this.#end(k - 1);
+    const end = this.#end(k);
+    const off = start & SEG_MASK;
+    const from = this.#segs[start >>> SEG_BITS];
+    if (off + (end - start) <= SEG) {
+      // Most pieces are a few dozen bytes: a loop costs less than Buffer#copy's checks.
+      if (end - start > 64) return from.copy(to, at, off, off + end - start);
+      for (let i = off, e = off + end - start; i < e; i++) to[at++] = from[i];
+      return end - start;
+    }
+    let p = start;
+    while (p < end) {
+      const o = p & SEG_MASK;
+      const n = Math.min(SEG - o, end - p);
+      this.#segs[p >>> SEG_BITS].copy(to, at, o, o + n);
+      at += n;
+      p += n;
+    }
     return end - start;
   }
 
   /** Bytes of piece k. */
   bytes(k: number): number {
-    return this.#ends[k] - (k === 0 ? 0 : this.#ends[k - 1]);
+    return this.#end(k) - (k === 0 ? 0 : this.#end(k - 1));
   }
 }
