@@ -20,9 +20,13 @@ export interface PerfDatum {
   value: number | null;
   /** '', 's', 'ms', 'us', '%', 'B', 'KB', 'MB', 'TB', 'c', or whatever the plugin used. */
   uom: string;
-  /** Items whose threshold text is the same and short (≤ 12 characters) share one frozen object. */
-  warn?: ThresholdRange;
-  crit?: ThresholdRange;
+  /**
+   * Read-only: items whose threshold text is the same and short (≤ 12
+   * characters) share one frozen object (a write throws in strict code and
+   * is ignored in sloppy code). Scale a copy.
+   */
+  warn?: Readonly<ThresholdRange>;
+  crit?: Readonly<ThresholdRange>;
   min?: number;
   max?: number;
 }
@@ -116,7 +120,7 @@ function parseFields(label: string, fields: string[], errors: string[]): PerfDat
   return datumOf(label, value, uom, warn, crit, min, max);
 }
 
-function rangeField(label: string, text: string | undefined, name: 'warn' | 'crit', errors: string[]): ThresholdRange | undefined {
+function rangeField(label: string, text: string | undefined, name: 'warn' | 'crit', errors: string[]): Readonly<ThresholdRange> | undefined {
   if (text === undefined || text === '') return undefined;
   const r = sharedRange(text);
   if (r === null) errors.push(`${quoteText(label)}: ignored ${name} ${quoteText(text)} (not a range)`);
@@ -139,7 +143,7 @@ function numberField(label: string, text: string | undefined, name: 'min' | 'max
  */
 function datumOf(
   label: string, value: number | null, uom: string,
-  warn: ThresholdRange | undefined, crit: ThresholdRange | undefined, min: number | undefined, max: number | undefined,
+  warn: Readonly<ThresholdRange> | undefined, crit: Readonly<ThresholdRange> | undefined, min: number | undefined, max: number | undefined,
 ): PerfDatum {
   const thresholds = warn !== undefined && crit !== undefined;
   if (min === undefined && max === undefined) {

@@ -14,11 +14,11 @@ export interface PluginOutput {
 }
 
 /**
- * What a result without perfdata, or without perfdata errors, holds: one
- * frozen empty array, not a new one per result kept until the check's next
- * (issue 19).
+ * What a result without perfdata errors holds: one frozen empty array, not a
+ * new one per result kept until the check's next (issue 19). A result's
+ * perfdata array stays its own: adding items to it (a duration, say) before
+ * passing a result on is a reasonable thing to do; to its errors, not.
  */
-export const NO_PERFDATA: PerfDatum[] = Object.freeze([]) as unknown as PerfDatum[];
 export const NO_ERRORS: string[] = Object.freeze([]) as unknown as string[];
 
 export function parsePluginOutput(text: string): PluginOutput {
@@ -50,7 +50,7 @@ export function parsePluginOutput(text: string): PluginOutput {
   for (const part of perfParts) parsePerfdataDetailed(part, parsed);
   return {
     output, longOutput: long.join('\n'),
-    perfdata: parsed.perfdata.length === 0 ? NO_PERFDATA : parsed.perfdata,
+    perfdata: parsed.perfdata,
     perfdataErrors: parsed.errors.length === 0 ? NO_ERRORS : parsed.errors,
   };
 }

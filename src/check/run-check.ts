@@ -7,7 +7,7 @@ import type { SpawnOptions } from '../process/options';
 import type { ResourceUsage } from '../process/status';
 import { describe } from '../validate';
 import type { PerfDatum } from './perfdata';
-import { NO_ERRORS, NO_PERFDATA, parsePluginOutput } from './plugin-output';
+import { NO_ERRORS, parsePluginOutput } from './plugin-output';
 
 export type CheckState = 0 | 1 | 2 | 3;
 export type StateName = 'OK' | 'WARNING' | 'CRITICAL' | 'UNKNOWN';
@@ -64,7 +64,7 @@ function firstLine(text: string, max = 256): string {
 
 function base(cmd: ResolvedCommand | null, command: string): Omit<CheckResult, 'state' | 'stateName' | 'output'> {
   return {
-    longOutput: '', perfdata: NO_PERFDATA, perfdataErrors: NO_ERRORS, exitCode: null, signal: null, timedOut: false, truncated: false,
+    longOutput: '', perfdata: [], perfdataErrors: NO_ERRORS, exitCode: null, signal: null, timedOut: false, truncated: false,
     durationMs: 0, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, stdout: '', stderr: '',
     command: cmd?.display ?? command, viaShell: cmd?.viaShell ?? false, spawnError: null,
   };

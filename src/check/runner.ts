@@ -9,7 +9,7 @@ import type { CheckStatus } from './check-status';
 import { Fifo } from './fifo';
 import { MinHeap } from './heap';
 import { formatMetrics, metricsChunks, type MetricsChunksOptions } from './metrics';
-import { NO_ERRORS, NO_PERFDATA } from './plugin-output';
+import { NO_ERRORS } from './plugin-output';
 import { runCheck, type CheckOptions, type CheckResult } from './run-check';
 import {
   checkDefinition, hashFraction, MAX_TIMER_MS, systemClock,
@@ -274,7 +274,7 @@ export class CheckRunner extends EventEmitter {
       // Only bad options get here (runCheck turns all else into results).
       result = {
         state: 3, stateName: 'UNKNOWN', output: `Check definition error: ${(err as Error).message}`, longOutput: '',
-        perfdata: NO_PERFDATA, perfdataErrors: NO_ERRORS, exitCode: null, signal: null, timedOut: false, truncated: false,
+        perfdata: [], perfdataErrors: NO_ERRORS, exitCode: null, signal: null, timedOut: false, truncated: false,
         durationMs: 0, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, stdout: '', stderr: '',
         command: String(entry.def.command), viaShell: false, spawnError: 'EINVAL',
       };

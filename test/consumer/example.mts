@@ -39,6 +39,11 @@ export async function examples(): Promise<void> {
   const perf: PerfDatum[] = parsePerfdata('load=0.5;5;10;0; \'a b\'=3MB');
   const range: ThresholdRange = parseRange('@10:20');
   const alert: boolean = checkRange(15, range);
+  // A parsed item's thresholds may be shared and frozen: read and pass them, never write them.
+  const warn: ThresholdRange | undefined = perf[0].warn;
+  if (warn !== undefined && checkRange(0.5, warn)) perf.push({ label: 'alerted', value: 1, uom: '' });
+  // @ts-expect-error a parsed item's thresholds are read-only
+  if (perf[0].warn) perf[0].warn.end = 5000;
 
   const runner = new CheckRunner({ concurrency: 4, timeout: 10_000 });
   runner.add({ id: 'load', command: ['/usr/lib/nagios/plugins/check_load', '-w', '5,4,3', '-c', '10,8,6'], interval: 30_000 });
