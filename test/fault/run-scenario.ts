@@ -12,11 +12,14 @@ export const BIN = path.resolve(__dirname, '..', 'fixtures', 'bin');
 // their own, which no other test or scenario uses and no passwd entry
 // names. The limit counts every process and thread of the uid on the
 // machine: as nobody, the processes other suites run as nobody at the same
-// time counted against it, and so may what an earlier scenario of the same
-// uid leaves dying (fresh-clone CI runs on Node 24 and 26: the worker
-// scenario exited 1 within ~200 ms, an uncaught exception; with 50 nobody
-// processes here it died by SIGABRT). runScenario waits until the uid has
-// no process left before it starts one.
+// time counted against it (with 50 nobody processes here the worker
+// scenario died by SIGABRT). runScenario waits until the uid has no process
+// left before it starts one. Such a scenario also runs with its working
+// directory in the world-readable copy: the worker scenario's eval'd worker
+// resolves require() from the working directory, and Node 22 and later
+// fail on a parent directory they may not read (a fresh-clone CI run in a
+// mktemp directory, Node 24 and 26: "Cannot read package config
+// /tmp/ci9.l6rt/package.json: permission denied", exit 1; Node 20 passes).
 export const FAULT_UIDS = { eagain: 64990, workerEagain: 64991 } as const;
 export function asFaultUser(uid: number): string[] {
   return process.getuid?.() === 0 ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups'] : [];
@@ -72,7 +75,7 @@ export async function runScenario(
   for (const k of Object.keys(childEnv)) if (k.startsWith('NOSHELL_')) delete childEnv[k];
   Object.assign(childEnv, env);
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { detached: true, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(argv[0], argv.slice(1), { cwd: dir, detached: true, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
