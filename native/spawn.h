@@ -94,7 +94,7 @@ const char* noshell_step_name(noshell_step_t step);
 
 /* Fallbacks a test can force (read once at load by the glue): the loop over
  * /proc/self/fd instead of close_range(), a status poll instead of pidfds,
- * glibc before 2.34 ('auto' takes the clone path). */
+ * glibc before 2.34 (for 'posix_spawn' by name; 'auto' clones anyway). */
 enum {
   NOSHELL_FALLBACK_CLOSE_RANGE = 1,
   NOSHELL_FALLBACK_PIDFD = 2,
@@ -107,8 +107,8 @@ extern unsigned noshell_forced;
 /* posix_spawn_file_actions_addclosefrom_np (glibc 2.34) and
  * posix_spawn_file_actions_addchdir_np (2.29), found at run time by whoever
  * loads the core (the glue: addon.cc). A link-time reference would make the
- * prebuilt addon need that glibc; NULL means "not there", and 'auto' then
- * takes the clone path. */
+ * prebuilt addon need that glibc; NULL means "not there": 'posix_spawn'
+ * by name then closes fds one by one and refuses a cwd ('auto' clones). */
 extern void* noshell_addclosefrom_np;
 extern void* noshell_addchdir_np;
 

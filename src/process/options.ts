@@ -41,7 +41,7 @@ export interface SpawnOptions {
   gid?: number | undefined;
   /** Supplementary group ids (with gid). */
   groups?: readonly number[] | undefined;
-  /** 'auto' (default) takes posix_spawn, or vfork when uid/gid are set. 'fork' is for benchmarks. */
+  /** 'auto' (default): our clone(CLONE_VM|CLONE_VFORK) path, as 'vfork'. 'posix_spawn' is glibc's. 'fork' is for benchmarks. */
   method?: SpawnMethod | undefined;
 }
 
