@@ -28,6 +28,6 @@ describe('memory.svg', () => {
 
   it('has a style for every driver of the bench', async () => {
     const { drivers } = await import('../src/bench/drivers');
-    expect(new Set(DRIVER_ORDER)).toEqual(new Set(['C reference', ...Object.keys(drivers)]));
+    expect(new Set(DRIVER_ORDER)).toEqual(new Set(['C reference', 'C reference[vfork]', ...Object.keys(drivers)]));
   });
 });

@@ -4,7 +4,7 @@
 // table with two "C reference" rows and ratios taken across two runs.
 import { describe, expect, it } from 'vitest';
 import type { Measurement } from '../src/bench/measure';
-import { plan, REFERENCE, tableKey } from '../src/bench/plan';
+import { plan, REFERENCE, REFERENCE_VFORK, tableKey } from '../src/bench/plan';
 import { fmtMs, formatTable } from '../src/bench/report';
 
 const ALL = new Set(['true', 'echo', 'plugin', 'check_dummy', 'check_load', 'sh_plugin']);
@@ -19,6 +19,8 @@ describe('bench plan', () => {
       for (const t of tables) {
         expect(t.drivers.filter((d) => d === REFERENCE), tableKey(t)).toHaveLength(1);
         expect(t.drivers[0]).toBe(REFERENCE);
+        // The same C loop on a plain vfork, beside it in every table.
+        expect(t.drivers[1]).toBe(REFERENCE_VFORK);
         expect(new Set(t.drivers).size).toBe(t.drivers.length);
         if (t.concurrency > 1) expect(t.drivers).not.toContain('cp.spawnSync');
       }
@@ -37,7 +39,7 @@ describe('bench plan', () => {
     const steps = plan(false, new Set(['true', 'echo']), false, concurrent);
     expect(steps.map((s) => s.heapMiB)).toEqual([0, 256, 1024]);
     const tables = steps.flatMap((s) => s.tables);
-    expect(tables.every((t) => !t.drivers.includes(REFERENCE))).toBe(true);
+    expect(tables.every((t) => !t.drivers.includes(REFERENCE) && !t.drivers.includes(REFERENCE_VFORK))).toBe(true);
     expect(new Set(tables.map((t) => t.workload))).toEqual(new Set(['true', 'echo']));
   });
 });

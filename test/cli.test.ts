@@ -276,7 +276,7 @@ describe('noshell bench (smoke: it runs, prints every driver, writes JSON and SV
     const out = path.join(tmp, 'bench');
     const r = cli('bench', '--quick', '--seconds', '0.05', '--out', out);
     expect(r.status, r.stderr).toBe(0);
-    for (const driver of ['C reference', 'noshell.execFile', 'noshell.execFile[loop]', 'noshell.exec', 'noshell.spawn', 'cp.exec', 'cp.execFile', 'cp.spawn']) {
+    for (const driver of ['C reference', 'C reference[vfork]', 'noshell.execFile', 'noshell.execFile[loop]', 'noshell.exec', 'noshell.spawn', 'cp.exec', 'cp.execFile', 'cp.spawn']) {
       expect(r.stdout).toContain(`| ${driver} |`);
     }
     const json = JSON.parse(readFileSync(path.join(out, 'results.json'), 'utf8'));
@@ -291,6 +291,9 @@ describe('noshell bench (smoke: it runs, prints every driver, writes JSON and SV
     // Each result once: stdout is results.md (header and tables), progress and the files written go to stderr.
     expect(r.stdout).toBe(readFileSync(path.join(out, 'results.md'), 'utf8'));
     expect(r.stdout.match(/^\| C reference \|/gm)).toHaveLength(json.results.filter((x: { driver: string }) => x.driver === 'C reference').length);
+    // Each table has both C loops, each measured for real (a loop that ran the other spawn is refused).
+    const refs = json.results.filter((x: { driver: string }) => x.driver === 'C reference[vfork]');
+    expect(refs).toHaveLength(json.results.filter((x: { driver: string }) => x.driver === 'C reference').length);
     expect(r.stderr).toMatch(/^bench: table 1\/\d+ true \| concurrency 1 \| heap small: done in \d+ s/m);
     expect(r.stderr).toContain(`wrote ${path.join(out, 'results.json')}, ${path.join(out, 'results.md')}, ${path.join(out, 'memory.svg')}`);
     // eslint-disable-next-line no-control-regex -- not a terminal: no control sequences

@@ -114,16 +114,21 @@ export async function measure(
   };
 }
 
-/** The C reference loop (bench/reference.c) for the same workload. */
+/** The C reference loop (bench/reference.c) for the same workload, spawning with glibc's posix_spawn or a plain vfork. */
 export async function measureReference(
   binary: string, workload: { id: string; argv: string[] }, concurrency: number, heapMiB: number, seconds: number,
+  spawn: 'posix_spawn' | 'vfork' = 'posix_spawn',
 ): Promise<Measurement> {
-  const { stdout } = await promisify(cpExecFile)(binary, [String(seconds), String(concurrency), String(heapMiB), ...workload.argv]);
+  const { stdout } = await promisify(cpExecFile)(binary, [String(seconds), String(concurrency), String(heapMiB), ...workload.argv], {
+    env: { ...process.env, REFERENCE_SPAWN: spawn },
+  });
   const r = JSON.parse(stdout) as {
-    spawns: number; seconds: number; perSecond: number; childUserMs: number; childSysMs: number; selfUserMs: number; selfSysMs: number;
+    spawn: string; spawns: number; seconds: number; perSecond: number; childUserMs: number; childSysMs: number; selfUserMs: number; selfSysMs: number;
   };
+  // A reference built from an older reference.c would not say: measured the wrong loop, refuse.
+  if (r.spawn !== spawn) throw new Error(`the C reference loop ran ${String(r.spawn)}, not ${spawn} (rebuild bench/reference.c)`);
   return {
-    driver: 'C reference',
+    driver: spawn === 'vfork' ? 'C reference[vfork]' : 'C reference',
     workload: workload.id,
     concurrency,
     heapMiB,

@@ -3,13 +3,13 @@
 // at more than one heap (a single point says nothing about memory).
 import { lineChart, type Panel } from './chart';
 import type { Measurement } from './measure';
-import { REFERENCE } from './plan';
+import { REFERENCE, REFERENCE_VFORK } from './plan';
 
 /** Every driver keeps its colour and marker in every chart and panel. */
 export const DRIVER_ORDER = [
   REFERENCE, 'noshell.execFile', 'cp.exec', 'noshell.execFile[loop]', 'noshell.runCheck', 'cp.execFile',
   'noshell.execFile[fork]', 'noshell.exec', 'cp.spawn', 'noshell.spawn', 'cp.spawnSync',
-  'noshell.execFile[posix_spawn]', 'noshell.execFile[vfork]',
+  'noshell.execFile[posix_spawn]', 'noshell.execFile[vfork]', REFERENCE_VFORK,
 ];
 
 function styleOf(driver: string): number {

@@ -10,7 +10,7 @@ export interface TablePlan {
   workload: string;
   concurrency: number;
   heapMiB: number;
-  /** Rows in order; 'C reference' first when there is one. */
+  /** Rows in order; 'C reference' (glibc posix_spawn) and 'C reference[vfork]' first when there are. */
   drivers: string[];
 }
 
@@ -21,6 +21,8 @@ export interface StepPlan {
 }
 
 export const REFERENCE = 'C reference';
+/** The same C loop spawning with a plain vfork() + execve: the cheapest spawn C has. */
+export const REFERENCE_VFORK = 'C reference[vfork]';
 
 const MAIN = ['noshell.execFile', 'noshell.execFile[loop]', 'noshell.runCheck', 'noshell.spawn', 'cp.exec', 'cp.execFile'];
 const METHODS = ['noshell.execFile[posix_spawn]', 'noshell.execFile[vfork]', 'noshell.execFile[fork]'];
@@ -68,7 +70,7 @@ export function plan(quick: boolean, workloads: Set<string>, withReference: bool
     for (const concurrency of s.concurrency) {
       for (const workload of s.workloads.filter((w) => workloads.has(w))) {
         const drivers = s.drivers(workload).filter((d) => concurrency === 1 || concurrent(d));
-        step.tables.push({ workload, concurrency, heapMiB: s.heapMiB, drivers: [...(withReference ? [REFERENCE] : []), ...drivers] });
+        step.tables.push({ workload, concurrency, heapMiB: s.heapMiB, drivers: [...(withReference ? [REFERENCE, REFERENCE_VFORK] : []), ...drivers] });
       }
     }
   }

@@ -43,7 +43,8 @@ export function formatHeader(meta: RunMeta, workloads: Array<{ id: string; title
     ...notes.map((n) => `- note: ${n}`),
     '',
     'Columns: **spawns/s** completed operations per second; **rounds** the lowest and highest round; ' +
-      '**× cp.exec**, **% of C** ratios to rows of the same table; **CPU ms/1k** user+system CPU per 1,000 operations ' +
+      '**× cp.exec**, **% of C** ratios to rows of the same table (% of C: to `C reference`, the C loop on glibc\'s posix_spawn; ' +
+      '`C reference[vfork]` is the same loop on a plain vfork + execve, the cheapest spawn C has); **CPU ms/1k** user+system CPU per 1,000 operations ' +
       '(parent: this Node process, all threads; child: the reaped children); ' +
       '**blocked in call** time inside the synchronous call, per call; ' +
       '**loop delay** how late a 1 ms timer fired, per tick, over the same window. ' +

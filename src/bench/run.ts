@@ -9,7 +9,7 @@ import { drivers as driverTable } from './drivers';
 import { measure, measureReference, type Measurement } from './measure';
 import { memoryChart } from './memory-chart';
 import { defaultOutDir } from './out-dir';
-import { plan, REFERENCE, tableKey } from './plan';
+import { plan, REFERENCE, REFERENCE_VFORK, tableKey } from './plan';
 import { formatDuration, Progress } from './progress';
 import { formatHeader, formatTable, type RunMeta } from './report';
 import { compileIfPossible } from './tools';
@@ -80,8 +80,8 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
         for (let round = 0; round < rounds; round++) {
           for (const d of table.drivers) {
             progress.step(`round ${round + 1}/${rounds} ${d}`);
-            const m = d === REFERENCE
-              ? await measureReference(reference!, w, table.concurrency, step.heapMiB, seconds)
+            const m = d === REFERENCE || d === REFERENCE_VFORK
+              ? await measureReference(reference!, w, table.concurrency, step.heapMiB, seconds, d === REFERENCE_VFORK ? 'vfork' : 'posix_spawn')
               : await measure(driverTable[d], w, table.concurrency, step.heapMiB, seconds);
             samples.get(d)!.push(m);
             progress.unitDone();
