@@ -2,10 +2,10 @@
 // the check's last result. A check that has not run yet has only its
 // interval and running series: `noshell_check_interval_seconds unless on(check)
 // noshell_check_last_run_timestamp_seconds` finds it.
-import type { CheckRunResult } from './definition';
+import type { RunFigures } from './last-run';
 import type { MetricFamily, Sample, Snapshot } from './metrics-snapshot';
 
-function perCheck(name: string, help: string, read: (last: CheckRunResult, s: Snapshot['checks'][number]) => number): MetricFamily {
+function perCheck(name: string, help: string, read: (last: RunFigures, s: Snapshot['checks'][number]) => number): MetricFamily {
   return {
     name, help, type: 'gauge', labelNames: ['check'],
     samples: (snap) => {

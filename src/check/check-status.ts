@@ -1,6 +1,7 @@
 // What CheckRunner.checkStatus() tells about one configured check: enough for
 // per-check metrics, read at scrape time instead of counted on every result.
 import type { CheckDefinition, CheckRunResult } from './definition';
+import type { RunFigures } from './last-run';
 
 export interface CheckStatus {
   id: string;
@@ -11,4 +12,12 @@ export interface CheckStatus {
   last: CheckRunResult | null;
   /** finishedAt of the first run, or of the last run whose state differed from the run before. */
   lastStateChangeAt: number | null;
+}
+
+/**
+ * A CheckStatus as the per-check series read it: `last` may be the runner's
+ * record of the result instead of the result (internal; a CheckStatus is one).
+ */
+export interface CheckFigures extends Omit<CheckStatus, 'last'> {
+  last: RunFigures | null;
 }

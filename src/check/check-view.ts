@@ -4,7 +4,7 @@
 // over all checks (the format wants each family's lines together). No text
 // is kept between scrapes: kept per check it was ~150 MB at 100,000 checks
 // with five perfdata items each, and RSS 700 MiB against issue 19's 400.
-import type { CheckStatus } from './check-status';
+import type { CheckFigures } from './check-status';
 import { allFamilies, isPerCheck } from './families';
 import { checkExposure, type PerfdataExposure } from './metrics-options';
 import type { PerfdataLimit, PerfItems } from './perfdata-limit';
@@ -15,7 +15,7 @@ import type { ScrapeText } from './scrape-text';
 export const perCheckFamilies = allFamilies.filter(isPerCheck);
 
 export interface CheckView {
-  readonly status: CheckStatus;
+  readonly status: CheckFigures;
   /** The scrape's text, and the piece `{check="<id>"` (no closing brace) in it: every per-check line starts its labels so. */
   readonly text: ScrapeText;
   readonly at: number;
@@ -29,10 +29,10 @@ export interface CheckView {
  * (~5 MB at 100,000 checks). view(i) gives one object, set to check i.
  */
 export class CheckViews {
-  readonly #statuses: CheckStatus[] = [];
+  readonly #statuses: CheckFigures[] = [];
   readonly #at: number[] = [];
   readonly #perf: Array<PerfItems | null> = [];
-  readonly #view: { status: CheckStatus | null; text: ScrapeText; at: number; perf: PerfItems | null };
+  readonly #view: { status: CheckFigures | null; text: ScrapeText; at: number; perf: PerfItems | null };
 
   constructor(readonly text: ScrapeText, readonly limit: PerfdataLimit, readonly exposure: PerfdataExposure) {
     this.#view = { status: null, text, at: 0, perf: null };
@@ -43,7 +43,7 @@ export class CheckViews {
   }
 
   /** Adds the check as its series see it, unless it exposes none; a new result is admitted to its caps now. */
-  add(status: CheckStatus): void {
+  add(status: CheckFigures): void {
     const e = checkExposure(status, this.exposure);
     if (!e.series) return;
     const text = this.text;

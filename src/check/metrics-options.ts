@@ -3,7 +3,7 @@
 // defaults) can leave out its noshell_check_* series altogether. Patterns
 // are an exact name or a prefix ending in `*`: compared, never compiled.
 import { describe } from '../validate';
-import type { CheckStatus } from './check-status';
+import type { CheckFigures } from './check-status';
 
 /** A check definition's `metrics` field: false leaves out every noshell_check_* series of the check. */
 export type CheckMetricsOption = boolean | { perfdata?: boolean | undefined };
@@ -72,7 +72,7 @@ export function checkMetricsOption(value: unknown, id: string): void {
 }
 
 /** Whether a check exposes series at all, and its perfdata ones. */
-export function checkExposure(status: CheckStatus, perfdata: PerfdataExposure): { series: boolean; perfdata: boolean } {
+export function checkExposure(status: CheckFigures, perfdata: PerfdataExposure): { series: boolean; perfdata: boolean } {
   const m = status.definition.metrics;
   if (m === false) return { series: false, perfdata: false };
   const own = typeof m === 'object' ? m.perfdata !== false : true;

@@ -1,10 +1,13 @@
 // One scrape's view of a runner: its stats and every exposed check's status
 // with the perfdata series it may expose. Metric families are functions of
 // it, so the text renderer and a prom-client registry give the same samples.
-import type { CheckStatus } from './check-status';
+import type { CheckFigures, CheckStatus } from './check-status';
 import type { RunnerStats } from './definition';
 import { checkExposure, EXPOSE_ALL, type PerfdataExposure } from './metrics-options';
 import type { PerfdataLimit } from './perfdata-limit';
+
+/** CheckRunner's eachCheckStatus() with its records of the last results as they are (internal: not a public name). */
+export const eachCheckFigures: unique symbol = Symbol('noshell.eachCheckFigures');
 
 /** What metrics need from a CheckRunner. */
 export interface MetricsSource {
@@ -12,10 +15,16 @@ export interface MetricsSource {
   checkStatus(): CheckStatus[];
   /** The same, one at a time (CheckRunner has it): a sliced scrape need not hold every status at once. */
   eachCheckStatus?(): Iterable<CheckStatus>;
+  [eachCheckFigures]?(): Iterable<CheckFigures>;
+}
+
+/** The checks of a source the cheapest way it has: CheckRunner's records, else its statuses one at a time, else all at once. */
+export function checkFiguresOf(source: MetricsSource): Iterable<CheckFigures> {
+  return source[eachCheckFigures]?.() ?? source.eachCheckStatus?.() ?? source.checkStatus();
 }
 
 export interface CheckSnapshot {
-  status: CheckStatus;
+  status: CheckFigures;
   /** null: the check's perfdata series are off. */
   perf: ReturnType<PerfdataLimit['read']> | null;
 }
@@ -44,7 +53,7 @@ export interface MetricFamily {
 }
 
 /** A check as its series see it, or null when it exposes none. */
-export function exposeCheck(status: CheckStatus, limit: PerfdataLimit, exposure: PerfdataExposure): CheckSnapshot | null {
+export function exposeCheck(status: CheckFigures, limit: PerfdataLimit, exposure: PerfdataExposure): CheckSnapshot | null {
   const e = checkExposure(status, exposure);
   if (!e.series) return null;
   if (!e.perfdata) return { status, perf: null };
@@ -54,7 +63,7 @@ export function exposeCheck(status: CheckStatus, limit: PerfdataLimit, exposure:
 }
 
 export function takeSnapshot(source: MetricsSource, limit: PerfdataLimit, exposure: PerfdataExposure = EXPOSE_ALL): Snapshot {
-  const statuses = source.checkStatus();
+  const statuses = [...checkFiguresOf(source)];
   // Series of a removed check disappear, and so does what the cap held for it.
   limit.retain(new Set(statuses.map((s) => s.id)));
   const checks: CheckSnapshot[] = [];

@@ -7,11 +7,10 @@
 // ~150 MB of text, and a synchronous render froze check scheduling for
 // seconds (issue 19). prom-client renders the same families
 // (src/metrics/runner-metrics.ts).
-import type { CheckStatus } from './check-status';
 import { lineWriter, type LineWriter } from './check-lines';
 import { CheckViews, perCheckFamilies } from './check-view';
 import { allFamilies } from './families';
-import type { MetricFamily, MetricsSource, Snapshot } from './metrics-snapshot';
+import { checkFiguresOf, type MetricFamily, type MetricsSource, type Snapshot } from './metrics-snapshot';
 import { metricsStateOf, type RunnerMetricsState } from './metrics-state';
 import type { ChunkPool } from './chunk-pool';
 import { CHUNK_BYTES, LineBytes } from './line-bytes';
@@ -33,7 +32,7 @@ export function formatMetrics(source: MetricsSource): string {
   const state = metricsStateOf(source);
   const snap = aggregateSnapshot(source, state);
   const since = state.limit.mark();
-  const statuses: CheckStatus[] = source.checkStatus();
+  const statuses = [...checkFiguresOf(source)];
   const views = new CheckViews(new ScrapeText(), state.limit, state.exposure);
   for (const s of statuses) views.add(s);
   // Series of a removed check disappear, and so does what the cap held for it.
@@ -76,7 +75,7 @@ export async function* metricsBytes(
   const state = metricsStateOf(source);
   const snap = aggregateSnapshot(source, state);
   const since = state.limit.mark();
-  const statuses = source.eachCheckStatus?.() ?? source.checkStatus();
+  const statuses = checkFiguresOf(source);
   let sliceStart = performance.now();
   const due = () => performance.now() - sliceStart >= sliceMs;
   const pause = async () => {

@@ -6,7 +6,8 @@
 // at scrape time, once per result, never on the runner's result path.
 // A label or unit longer than `maxLabelBytes` is left out too: without it
 // each of the `limit` sets kept could be as long as the output (64 KiB).
-import type { CheckStatus } from './check-status';
+import type { CheckFigures } from './check-status';
+import type { RunFigures } from './last-run';
 import type { PerfDatum } from './perfdata';
 import { baseUnit, baseUom, scale } from './perfdata-units';
 import type { ThresholdRange } from './range';
@@ -105,13 +106,22 @@ const NO_DROPS: Readonly<PerfdataDropped> = Object.freeze({ limit: 0, duplicate:
 class CheckState {
   keys: Keys = '';
   labelSets = 0;
-  result: object | null = null;
+  result: RunFigures | null = null;
   items: PerfItems = NO_ITEMS;
   /** null until something is left out. */
   dropped: PerfdataDropped | null = null;
   /** PerfdataLimit's mark when last read. */
   seen = 0;
   constructor(readonly definition: object) {}
+}
+
+/**
+ * Whether `b` is the result `a` is: the same object, or a copy of it
+ * (CheckRunner.checkStatus() makes each `last` anew from its record, with
+ * the record's perfdata array and times). A result counts its drops once.
+ */
+function sameResult(a: RunFigures | null, b: RunFigures): boolean {
+  return a === b || (a !== null && a.perfdata === b.perfdata && a.finishedAt === b.finishedAt);
 }
 
 /** A check's exposed perfdata items (the result's own) and its caps' figures. */
@@ -144,7 +154,7 @@ export class PerfdataLimit {
   constructor(public limit = DEFAULT_PERFDATA_LIMIT, public maxLabelBytes = DEFAULT_PERFDATA_LABEL_MAX_BYTES) {}
 
   /** The check's exposed series and what was left out so far. */
-  read(status: CheckStatus): { series: readonly PerfSeries[]; labelSets: number; dropped: Readonly<PerfdataDropped> } {
+  read(status: CheckFigures): { series: readonly PerfSeries[]; labelSets: number; dropped: Readonly<PerfdataDropped> } {
     const v = this.readItems(status);
     return { series: v.items.map(series), labelSets: v.labelSets, dropped: v.dropped };
   }
@@ -155,7 +165,7 @@ export class PerfdataLimit {
    * are left out). A scrape renders its text from these, each family in a
    * pass of its own, and makes nothing per item.
    */
-  readItems(status: CheckStatus): PerfItems {
+  readItems(status: CheckFigures): PerfItems {
     let st = this.#checks.get(status.id);
     if (st === undefined || st.definition !== status.definition) {
       if (status.last === null) {
@@ -173,7 +183,7 @@ export class PerfdataLimit {
       st.items = NO_ITEMS;
       return { items: NO_DATA, labelSets: st.labelSets, dropped: st.dropped ?? NO_DROPS };
     }
-    if (st.result !== status.last) {
+    if (!sameResult(st.result, status.last)) {
       const perfdata = status.last.perfdata;
       const kept = this.#admit(st, perfdata);
       // Only once admitted: a throw part way leaves the result to be admitted again, not the last one's items as its own.

@@ -5,10 +5,12 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { executorStats } from '../process/executor';
 import { describe } from '../validate';
-import type { CheckStatus } from './check-status';
+import type { CheckFigures, CheckStatus } from './check-status';
 import { Fifo } from './fifo';
 import { MinHeap } from './heap';
+import { LastRun } from './last-run';
 import { formatMetrics, metricsChunks, type MetricsChunksOptions } from './metrics';
+import { eachCheckFigures } from './metrics-snapshot';
 import { NO_ERRORS } from './plugin-output';
 import { runCheck, type CheckOptions, type CheckResult } from './run-check';
 import {
@@ -19,23 +21,35 @@ import { RateWindow, SampleWindow, summarize } from './stats';
 
 export type { CheckDefinition, CheckRunResult, Clock, RunnerOptions, RunnerStats } from './definition';
 
+// An entry's times, in its array `t` of doubles: a double field of an
+// object is a number box of its own, four per check (issue 19).
+/** Next time on the regular grid: first run + k * interval. */
+const GRID = 0;
+const NEXT = 1;
+/** When it was due, while it is queued. */
+const QUEUED = 2;
+/** finishedAt of the first run, or of the last whose state differed; NaN before the first. */
+const CHANGED = 3;
+
 interface Entry {
   def: CheckDefinition;
   /** What runCheck gets: the definition's check options and the runner's stop signal. */
   options: CheckOptions;
-  /** Next time on the regular grid: first run + k * interval. */
-  gridAt: number;
-  nextAt: number;
+  /** GRID, NEXT, QUEUED, CHANGED. */
+  t: number[];
   attempt: number;
   running: boolean;
-  /** In the queue of due checks; `queuedAt`: when it was due. */
+  /** In the queue of due checks (due at t[QUEUED]). */
   queued: boolean;
-  queuedAt: number;
   removed: boolean;
   /** Its place in the heap of scheduled checks, -1 when not in it. */
   heapIndex: number;
-  last: CheckRunResult | null;
-  lastStateChangeAt: number | null;
+  last: LastRun | null;
+}
+
+function changedAt(e: Entry): number | null {
+  const at = e.t[CHANGED];
+  return Number.isNaN(at) ? null : at;
 }
 
 export class CheckRunner extends EventEmitter {
@@ -47,7 +61,7 @@ export class CheckRunner extends EventEmitter {
   readonly #runningById = new Map<string, Entry>();
   /** Re-added while a removed namesake still runs: scheduled when it ends. */
   readonly #waiting = new Map<string, number>();
-  readonly #heap = new MinHeap<Entry>((e) => e.nextAt);
+  readonly #heap = new MinHeap<Entry>((e) => e.t[NEXT]);
   /**
    * Due checks waiting for a slot. A removed check stays in it until it comes
    * to the front, where it is skipped (removal is O(1)); #queued counts the rest.
@@ -98,8 +112,9 @@ export class CheckRunner extends EventEmitter {
     const opts = Object.assign({}, options);
     opts.signal = this.#stopAbort.signal;
     const entry: Entry = {
-      def: own, options: opts, gridAt: 0, nextAt: 0, attempt: 1,
-      running: false, queued: false, queuedAt: 0, removed: false, heapIndex: -1, last: null, lastStateChangeAt: null,
+      // NaN first: the array holds doubles from the start, never boxes.
+      def: own, options: opts, t: [NaN, NaN, NaN, NaN], attempt: 1,
+      running: false, queued: false, removed: false, heapIndex: -1, last: null,
     };
     this.#entries.set(def.id, entry);
     if (this.#started && this.#stopping === null) {
@@ -184,11 +199,13 @@ export class CheckRunner extends EventEmitter {
     };
   }
 
-  /** Every configured check with its last result (metrics read it at scrape time). */
+  /**
+   * Every configured check with its last result. `last` is made from the
+   * runner's record of it on each call: equal to the result emitted, not
+   * the same object.
+   */
   checkStatus(): CheckStatus[] {
-    return [...this.#entries.values()].map((e) => ({
-      id: e.def.id, definition: e.def, running: e.running, last: e.last, lastStateChangeAt: e.lastStateChangeAt,
-    }));
+    return [...this.#entries.values()].map(statusOf);
   }
 
   /**
@@ -200,9 +217,19 @@ export class CheckRunner extends EventEmitter {
   eachCheckStatus(): Generator<CheckStatus, void, undefined> {
     const entries = [...this.#entries.values()];
     return (function* statuses() {
-      for (const e of entries) {
-        yield { id: e.def.id, definition: e.def, running: e.running, last: e.last, lastStateChangeAt: e.lastStateChangeAt };
-      }
+      for (const e of entries) yield statusOf(e);
+    })();
+  }
+
+  /**
+   * eachCheckStatus() for the metrics: `last` is the runner's record, read
+   * as it is (a scrape made a result object per check, and kept it to the
+   * end of the scrape).
+   */
+  [eachCheckFigures](): Generator<CheckFigures, void, undefined> {
+    const entries = [...this.#entries.values()];
+    return (function* figures() {
+      for (const e of entries) yield { id: e.def.id, definition: e.def, running: e.running, last: e.last, lastStateChangeAt: changedAt(e) };
     })();
   }
 
@@ -218,8 +245,8 @@ export class CheckRunner extends EventEmitter {
 
   #scheduleFirst(entry: Entry, fraction: number): void {
     const at = this.#clock.now() + fraction * entry.def.interval;
-    entry.gridAt = at;
-    entry.nextAt = at;
+    entry.t[GRID] = at;
+    entry.t[NEXT] = at;
     entry.attempt = 1;
     this.#heap.push(entry);
   }
@@ -228,11 +255,12 @@ export class CheckRunner extends EventEmitter {
   #arm(): void {
     const top = this.#heap.peek();
     if (top === undefined || this.#stopping !== null) return;
-    if (this.#timer !== null && this.#timerAt <= top.nextAt) return;
+    const nextAt = top.t[NEXT];
+    if (this.#timer !== null && this.#timerAt <= nextAt) return;
     if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
-    this.#timerAt = top.nextAt;
+    this.#timerAt = nextAt;
     // Node turns delays past 2^31-1 ms into 1 ms: wake up early and re-arm instead.
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, top.nextAt - this.#clock.now()));
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, nextAt - this.#clock.now()));
     this.#timer = this.#clock.setTimer(() => this.#onTimer(), delay);
   }
 
@@ -240,10 +268,10 @@ export class CheckRunner extends EventEmitter {
     this.#timer = null;
     this.#timerAt = Infinity;
     const now = this.#clock.now();
-    for (let top = this.#heap.peek(); top !== undefined && top.nextAt <= now; top = this.#heap.peek()) {
+    for (let top = this.#heap.peek(); top !== undefined && top.t[NEXT] <= now; top = this.#heap.peek()) {
       const entry = this.#heap.pop()!;
       entry.queued = true;
-      entry.queuedAt = entry.nextAt;
+      entry.t[QUEUED] = entry.t[NEXT];
       this.#queued++;
       this.#queue.push(entry);
     }
@@ -258,7 +286,7 @@ export class CheckRunner extends EventEmitter {
       if (!entry.queued) continue;
       entry.queued = false;
       this.#queued--;
-      void this.#run(entry, entry.queuedAt);
+      void this.#run(entry, entry.t[QUEUED]);
     }
   }
 
@@ -285,7 +313,7 @@ export class CheckRunner extends EventEmitter {
     this.#runningById.delete(entry.def.id);
 
     const maxAttempts = entry.def.maxAttempts ?? 1;
-    const wasRetry = entry.attempt > 1 && entry.nextAt !== entry.gridAt;
+    const wasRetry = entry.attempt > 1 && entry.t[NEXT] !== entry.t[GRID];
     const soft = result.state !== 0 && entry.attempt < maxAttempts;
     // Spelled out rather than spread: one hidden class for every result
     // (a spread of results built in different places was ~4 % of the loop).
@@ -302,8 +330,8 @@ export class CheckRunner extends EventEmitter {
       scheduledAt, startedAt, finishedAt, latencyMs: startedAt - scheduledAt,
     };
     this.#record(run);
-    if (entry.last === null || entry.last.state !== run.state) entry.lastStateChangeAt = finishedAt;
-    entry.last = run;
+    if (entry.last === null || entry.last.state !== run.state) entry.t[CHANGED] = finishedAt;
+    entry.last = new LastRun(run);
     if (!entry.removed && this.#stopping === null) this.#scheduleNext(entry, soft, result.state, finishedAt, wasRetry);
     const waiting = this.#waiting.get(entry.def.id);
     const successor = this.#entries.get(entry.def.id);
@@ -329,21 +357,22 @@ export class CheckRunner extends EventEmitter {
   }
 
   #scheduleNext(entry: Entry, soft: boolean, state: number, finishedAt: number, wasRetry: boolean): void {
+    const t = entry.t;
     if (soft) {
       entry.attempt++;
-      entry.nextAt = finishedAt + (entry.def.retryInterval ?? entry.def.interval);
+      t[NEXT] = finishedAt + (entry.def.retryInterval ?? entry.def.interval);
     } else {
       if (state === 0) entry.attempt = 1;
       // Back on the regular grid. Slots that passed while a regular run
       // overran are skipped and counted; slots passed during retries are not.
       const interval = entry.def.interval;
-      entry.gridAt += interval;
-      if (entry.gridAt <= finishedAt) {
-        const missed = Math.floor((finishedAt - entry.gridAt) / interval) + 1;
-        entry.gridAt += missed * interval;
+      t[GRID] += interval;
+      if (t[GRID] <= finishedAt) {
+        const missed = Math.floor((finishedAt - t[GRID]) / interval) + 1;
+        t[GRID] += missed * interval;
         if (!wasRetry) this.#counts.skipped += missed;
       }
-      entry.nextAt = entry.gridAt;
+      t[NEXT] = t[GRID];
     }
     this.#heap.push(entry);
     this.#arm();
@@ -360,4 +389,8 @@ export class CheckRunner extends EventEmitter {
     this.#execution.add(r.durationMs);
     this.#rate.add(r.finishedAt);
   }
+}
+
+function statusOf(e: Entry): CheckStatus {
+  return { id: e.def.id, definition: e.def, running: e.running, last: e.last === null ? null : e.last.result(), lastStateChangeAt: changedAt(e) };
 }

@@ -3,7 +3,7 @@
 // registry (runner-metrics.ts) is given, without holding the loop for every
 // check at once.
 import { isPerCheck } from '../check/families';
-import { exposeCheck, type CheckSnapshot, type MetricFamily, type MetricsSource, type Sample, type Snapshot } from '../check/metrics-snapshot';
+import { checkFiguresOf, exposeCheck, type CheckSnapshot, type MetricFamily, type MetricsSource, type Sample, type Snapshot } from '../check/metrics-snapshot';
 import type { PerfdataExposure } from '../check/metrics-options';
 import type { PerfdataLimit } from '../check/perfdata-limit';
 import type { TurnBudget } from './turn-budget';
@@ -18,7 +18,7 @@ export async function slicedSnapshot(source: MetricsSource, limit: PerfdataLimit
   const checks: CheckSnapshot[] = [];
   const ids = new Set<string>();
   let n = 0;
-  for (const status of source.eachCheckStatus?.() ?? source.checkStatus()) {
+  for (const status of checkFiguresOf(source)) {
     ids.add(status.id);
     const c = exposeCheck(status, limit, exposure);
     if (c !== null) checks.push(c);
