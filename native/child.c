@@ -2,9 +2,14 @@
  *
  * The child shares the parent's memory (clone) or is a copy of a threaded
  * process (fork): either way it may only make system calls until execve().
- * glibc's setuid()/setgid()/setgroups() broadcast to every thread of the
- * process (SIGSETXID), which would reach the parent's threads from a CLONE_VM
- * child, so credentials change through raw syscall(). */
+ * It makes them through raw syscall(), never glibc's wrappers: those are
+ * symbols anything preloaded can replace (an execve logger in
+ * /etc/ld.so.preload, a signal-chaining library, fakeroot), and such code
+ * would run in the child on the parent's memory (glibc's posix_spawn child
+ * calls glibc-internal functions only). glibc's sigaction() also refuses its
+ * own signals 32 and 33, and setuid()/setgid()/setgroups() broadcast to
+ * every thread of the process (SIGSETXID), which would reach the parent's
+ * threads from a CLONE_VM child. */
 #define _GNU_SOURCE
 #include "spawn.h"
 #include "spawn-internal.h"
@@ -15,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -46,6 +52,14 @@ typedef struct {
 #define NO_SANITIZE
 #endif
 
+/* The child's system calls (see the top of the file). dup3() and openat():
+ * arm64 has no dup2 or open. */
+#define sys_close(fd) syscall(SYS_close, (fd))
+#define sys_fcntl(fd, cmd, arg) syscall(SYS_fcntl, (fd), (cmd), (arg))
+#define sys_dup_to(from, to) syscall(SYS_dup3, (from), (to), 0)
+#define sys_open_dir(path) \
+  syscall(SYS_openat, AT_FDCWD, (path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+
 NO_SANITIZE __attribute__((noreturn)) static void child_fail(child_ctx_t* ctx,
                                                     noshell_step_t step) {
   int msg[2];
@@ -54,12 +68,12 @@ NO_SANITIZE __attribute__((noreturn)) static void child_fail(child_ctx_t* ctx,
   ctx->err = msg[0];
   ctx->step = msg[1];
   if (ctx->err_fd >= 0) {
-    ssize_t n;
+    long n;
     do
-      n = write(ctx->err_fd, msg, sizeof(msg));
+      n = syscall(SYS_write, ctx->err_fd, msg, sizeof(msg));
     while (n < 0 && errno == EINTR);
   }
-  _exit(127);
+  for (;;) syscall(SYS_exit_group, 127);
 }
 
 /* Closes every fd >= lowfd but keep by listing /proc/self/fd (kernels
@@ -70,14 +84,14 @@ NO_SANITIZE __attribute__((noreturn)) static void child_fail(child_ctx_t* ctx,
  * Returns -1 when /proc is not there. */
 NO_SANITIZE static int close_listed(int lowfd, int keep) {
   char buf[4096] __attribute__((aligned(8)));
-  int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dir = (int) sys_open_dir("/proc/self/fd");
   int closed;
   int passes = 0;
   if (dir < 0) return -1;
   do {
     long n;
     closed = 0;
-    if (lseek(dir, 0, SEEK_SET) != 0) break;
+    if (syscall(SYS_lseek, dir, 0L, SEEK_SET) != 0) break;
     while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
       long off = 0;
       while (off < n) {
@@ -92,12 +106,12 @@ NO_SANITIZE static int close_listed(int lowfd, int keep) {
           fd = fd * 10 + (*name - '0');
         /* Only a close that worked asks for another pass: an fd that
          * cannot be closed (valgrind keeps its own) would loop forever. */
-        if (fd >= lowfd && fd != keep && fd != dir && close(fd) == 0)
+        if (fd >= lowfd && fd != keep && fd != dir && sys_close(fd) == 0)
           closed = 1;
       }
     }
   } while (closed && ++passes < 64);
-  close(dir);
+  sys_close(dir);
   return 0;
 }
 
@@ -118,11 +132,14 @@ NO_SANITIZE static void close_from(int lowfd, int keep) {
   if (close_listed(lowfd, keep) == 0) return;
   {
     /* No /proc either: every possible fd, up to RLIMIT_NOFILE. */
-    long max = sysconf(_SC_OPEN_MAX);
+    struct rlimit rl;
+    long max = 65536;
     int fd;
-    if (max < 0) max = 65536;
+    if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0 &&
+        rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t) INT_MAX)
+      max = (long) rl.rlim_cur;
     for (fd = lowfd; fd < max; fd++)
-      if (fd != keep) close(fd);
+      if (fd != keep) sys_close(fd);
   }
 }
 
@@ -164,7 +181,7 @@ NO_SANITIZE static void exec_search(child_ctx_t* ctx, char* const* envp) {
       memcpy(buf, p, dlen);
       if (dlen > 0) buf[dlen++] = '/';
       memcpy(buf + dlen, req->file, flen + 1);
-      execve(buf, req->argv, envp);
+      syscall(SYS_execve, buf, req->argv, envp);
       switch (errno) {
         case EACCES:
           saw_eacces = 1;
@@ -189,37 +206,40 @@ NO_SANITIZE static void exec_search(child_ctx_t* ctx, char* const* envp) {
 NO_SANITIZE static int child_main(void* arg) {
   child_ctx_t* ctx = (child_ctx_t*) arg;
   const noshell_spawn_t* req = ctx->req;
-  struct sigaction dfl;
+  /* The kernel's struct sigaction for SIG_DFL, no flags, empty mask: all
+   * zeros whatever its layout on this architecture (it is at most 32
+   * bytes; this is more). */
+  static const unsigned long dfl[8];
   sigset_t none;
   int sig;
   int i;
 
-  /* Every handler back to SIG_DFL before any signal is unblocked: a handler
-   * of the parent's running in a CLONE_VM child would run on shared memory.
-   * This also turns Node's SIG_IGN for SIGPIPE back into SIG_DFL. */
-  memset(&dfl, 0, sizeof(dfl));
-  dfl.sa_handler = SIG_DFL;
+  /* Every disposition back to SIG_DFL before any signal is unblocked: a
+   * handler of the parent's running in a CLONE_VM child would run on shared
+   * memory, and an ignored signal stays ignored through execve (Node ignores
+   * SIGPIPE; whoever started Node may have left glibc's 32 and 33 ignored,
+   * which glibc's sigaction() refuses to change). */
   for (sig = 1; sig < NSIG; sig++) {
     if (sig == SIGKILL || sig == SIGSTOP) continue;
-    sigaction(sig, &dfl, NULL); /* EINVAL for glibc's internal ones: fine */
+    syscall(SYS_rt_sigaction, sig, dfl, NULL, NSIG / 8);
   }
 
-  if ((req->flags & NOSHELL_NEW_PGROUP) && setpgid(0, 0) != 0)
+  if ((req->flags & NOSHELL_NEW_PGROUP) && syscall(SYS_setpgid, 0, 0) != 0)
     child_fail(ctx, NOSHELL_STEP_SETPGID);
 
   for (i = 0; i < 3; i++) {
     if (ctx->src[i] == i) {
       /* Inheriting: make sure it survives execve(). */
-      int fl = fcntl(i, F_GETFD);
-      if (fl < 0 || ((fl & FD_CLOEXEC) && fcntl(i, F_SETFD, fl & ~FD_CLOEXEC)))
+      long fl = sys_fcntl(i, F_GETFD, 0);
+      if (fl < 0 || ((fl & FD_CLOEXEC) && sys_fcntl(i, F_SETFD, fl & ~FD_CLOEXEC)))
         child_fail(ctx, NOSHELL_STEP_DUP2);
-    } else if (dup2(ctx->src[i], i) < 0) {
+    } else if (sys_dup_to(ctx->src[i], i) < 0) {
       child_fail(ctx, NOSHELL_STEP_DUP2);
     }
   }
   close_from(3, ctx->err_fd);
 
-  if (req->cwd != NULL && chdir(req->cwd) != 0)
+  if (req->cwd != NULL && syscall(SYS_chdir, req->cwd) != 0)
     child_fail(ctx, NOSHELL_STEP_CHDIR);
 
   if (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID)) set_credentials(ctx);
@@ -236,7 +256,7 @@ NO_SANITIZE static int child_main(void* arg) {
 
   if (ctx->path == NULL)
     exec_search(ctx, req->envp != NULL ? req->envp : environ);
-  execve(ctx->path, req->argv, req->envp != NULL ? req->envp : environ);
+  syscall(SYS_execve, ctx->path, req->argv, req->envp != NULL ? req->envp : environ);
   child_fail(ctx, NOSHELL_STEP_EXEC);
   return 127;
 }

@@ -394,7 +394,13 @@ int noshell_executor_start(const noshell_executor_options_t* opts,
   sigset_t all, old;
   memset(&all, 0xff, sizeof(all));
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
-  err = -uv_thread_create(&ex->thread, run, ex);
+  /* Its own stack size, not RLIMIT_STACK's (libuv's default): a spawn here
+   * carves the child's 64 KiB stack out of its frame (child.c), one ~73 KiB
+   * step down that a small limit's guard page would not catch. */
+  uv_thread_options_t thread_opts;
+  thread_opts.flags = UV_THREAD_HAS_STACK_SIZE;
+  thread_opts.stack_size = 1024 * 1024;
+  err = -uv_thread_create_ex(&ex->thread, &thread_opts, run, ex);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
   if (err != 0) {
     uv_mutex_destroy(&ex->mu);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +66,31 @@ static void init(noshell_spawn_t* req, noshell_method_t method, char** argv) {
   req->stdio[0].kind = NOSHELL_STDIO_IGNORE;
   req->stdio[1].kind = NOSHELL_STDIO_PIPE;
   req->stdio[2].kind = NOSHELL_STDIO_STDOUT;
+}
+
+/* glibc's own signals 32 and 33 left ignored by whoever started us (glibc's
+ * posix_spawn without SETSIGDEF does that) and SIGPIPE ignored as Node has
+ * it: the child must see every disposition back to SIG_DFL, those too. */
+static void test_signals_reset(noshell_method_t method) {
+  char* argv[] = {"/bin/grep", "^SigIgn", "/proc/self/status", NULL};
+  static const unsigned long ign[8] = {(unsigned long) SIG_IGN};
+  noshell_spawn_t req;
+  noshell_child_t child;
+  char buf[256];
+  int sig, err;
+  for (sig = 32; sig <= 33; sig++) syscall(SYS_rt_sigaction, sig, ign, NULL, 8);
+  signal(SIGPIPE, SIG_IGN);
+  init(&req, method, argv);
+  err = noshell_spawn(&req, &child);
+  CHECK(err == 0, "method %d: spawn grep: %s", method, strerror(err));
+  if (err == 0) {
+    read_all(child.fds[1], buf, sizeof(buf));
+    close(child.fds[1]);
+    CHECK(wait_status(child.pid) == 0, "method %d: grep status", method);
+    CHECK(strcmp(buf, "SigIgn:\t0000000000000000\n") == 0, "method %d: child has %s", method, buf);
+  }
+  signal(SIGPIPE, SIG_DFL);
+  for (sig = 32; sig <= 33; sig++) syscall(SYS_rt_sigaction, sig, (const unsigned long[8]){0}, NULL, 8);
 }
 
 static void test_method(noshell_method_t method, int can_see_errors) {
@@ -187,6 +214,10 @@ int main(void) {
   test_method(NOSHELL_METHOD_VFORK, !under_valgrind);
   test_method(NOSHELL_METHOD_FORK, 1);
   test_method(NOSHELL_METHOD_AUTO, !under_valgrind);
+  test_signals_reset(NOSHELL_METHOD_AUTO);
+  test_signals_reset(NOSHELL_METHOD_VFORK);
+  test_signals_reset(NOSHELL_METHOD_POSIX_SPAWN);
+  test_signals_reset(NOSHELL_METHOD_FORK);
   if (geteuid() == 0) {
     test_credentials(NOSHELL_METHOD_VFORK, !under_valgrind);
     test_credentials(NOSHELL_METHOD_FORK, 1);
