@@ -137,4 +137,30 @@ describe('the runner\'s record of a last result', () => {
     expect(fromRecords).toContain(`noshell_check_last_run_timestamp_seconds{check="many"} ${many.finishedAt / 1000}\n`);
     expect(fromRecords).toContain(`noshell_check_last_latency_seconds{check="many"} ${many.latencyMs / 1000}\n`);
   });
+
+  it('checks added one after another with the same options share them, and each still runs with its own', async () => {
+    const runner = new CheckRunner({ concurrency: 8, timeout: 5_000 });
+    // A 1 ms interval: every check due at once (and again as soon as it ends; the first result of each is kept).
+    const sleep = (id: string, s: string, timeout?: number) => runner.add({ id, command: ['/bin/sleep', s], interval: 1, timeout });
+    sleep('a', '2', 150);
+    sleep('b', '0.3');
+    sleep('c', '2', 150);
+    sleep('d', '2', 150);
+    sleep('e', '0.3');
+    runner.add({ id: 'x1', command: ['/usr/bin/printenv', 'X'], interval: 1, env: { X: '1' } });
+    runner.add({ id: 'x2', command: ['/usr/bin/printenv', 'X'], interval: 1, env: { X: '2' } });
+    const got = new Map<string, CheckRunResult>();
+    const all = new Promise<void>((resolve) => {
+      runner.on('result', (r: CheckRunResult) => {
+        if (!got.has(r.id)) got.set(r.id, r);
+        if (got.size === 7) resolve();
+      });
+    });
+    runner.start();
+    await all;
+    await runner.stop({ deadline: 1_000 });
+    expect(['a', 'b', 'c', 'd', 'e'].map((id) => got.get(id)!.timedOut)).toEqual([true, false, true, true, false]);
+    expect([got.get('x1')!.stdout, got.get('x2')!.stdout]).toEqual(['1\n', '2\n']);
+    expect(childProcesses()).toEqual([]);
+  });
 });
