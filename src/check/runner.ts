@@ -8,49 +8,21 @@ import { describe } from '../validate';
 import type { CheckFigures, CheckStatus } from './check-status';
 import { Fifo } from './fifo';
 import { MinHeap } from './heap';
-import { LastRun } from './last-run';
 import { formatMetrics, metricsChunks, type MetricsChunksOptions } from './metrics';
 import { eachCheckFigures } from './metrics-snapshot';
 import { NO_ERRORS } from './plugin-output';
 import { runCheck, type CheckOptions, type CheckResult } from './run-check';
 import {
   checkDefinition, hashFraction, MAX_TIMER_MS, systemClock,
-  type CheckDefinition, type CheckRunResult, type Clock, type RunnerOptions, type RunnerStats,
+  type CheckDefinition, type Clock, type RunnerOptions, type RunnerStats,
 } from './definition';
-import { RateWindow, SampleWindow, summarize } from './stats';
+import { RunnerCounters } from './runner-counters';
+import {
+  figuresOf, GRID, keepResult, newEntry, NEXT, planNext, QUEUED, runResultOf, statusOf, type Entry,
+} from './runner-entry';
+import { SharedOptions } from './shared-options';
 
 export type { CheckDefinition, CheckRunResult, Clock, RunnerOptions, RunnerStats } from './definition';
-
-// An entry's times, in its array `t` of doubles: a double field of an
-// object is a number box of its own, four per check (issue 19).
-/** Next time on the regular grid: first run + k * interval. */
-const GRID = 0;
-const NEXT = 1;
-/** When it was due, while it is queued. */
-const QUEUED = 2;
-/** finishedAt of the first run, or of the last whose state differed; NaN before the first. */
-const CHANGED = 3;
-
-interface Entry {
-  def: CheckDefinition;
-  /** What runCheck gets: the definition's check options and the runner's stop signal. */
-  options: CheckOptions;
-  /** GRID, NEXT, QUEUED, CHANGED. */
-  t: number[];
-  attempt: number;
-  running: boolean;
-  /** In the queue of due checks (due at t[QUEUED]). */
-  queued: boolean;
-  removed: boolean;
-  /** Its place in the heap of scheduled checks, -1 when not in it. */
-  heapIndex: number;
-  last: LastRun | null;
-}
-
-function changedAt(e: Entry): number | null {
-  const at = e.t[CHANGED];
-  return Number.isNaN(at) ? null : at;
-}
 
 export class CheckRunner extends EventEmitter {
   readonly #clock: Clock;
@@ -78,16 +50,11 @@ export class CheckRunner extends EventEmitter {
    * runner's bookkeeping for it).
    */
   readonly #stopAbort = new AbortController();
-  /** The options object of the check added last (#optionsLike). */
-  #lastOptions: CheckOptions | null = null;
+  readonly #options = new SharedOptions(this.#stopAbort.signal);
   #stopping: Promise<void> | null = null;
   #idle: Array<() => void> = [];
   #startedAt = 0;
-  readonly #counts = { completed: 0, timedOut: 0, spawnErrors: 0, truncated: 0, viaShell: 0, skipped: 0 };
-  readonly #byState = [0, 0, 0, 0];
-  readonly #latency = new SampleWindow();
-  readonly #execution = new SampleWindow();
-  readonly #rate = new RateWindow();
+  readonly #counters = new RunnerCounters();
 
   constructor(options: RunnerOptions = {}) {
     super();
@@ -111,12 +78,7 @@ export class CheckRunner extends EventEmitter {
     // ~400 B each at 20,000 checks); assigned properties share one.
     const own = Object.assign({}, def);
     own.maxAttempts = maxAttempts;
-    const opts = this.#optionsLike(options);
-    const entry: Entry = {
-      // NaN first: the array holds doubles from the start, never boxes.
-      def: own, options: opts, t: [NaN, NaN, NaN, NaN], attempt: 1,
-      running: false, queued: false, removed: false, heapIndex: -1, last: null,
-    };
+    const entry = newEntry(own, this.#options.like(options));
     this.#entries.set(def.id, entry);
     if (this.#started && this.#stopping === null) {
       // Joining a running schedule: a stable spot in the interval from the id.
@@ -191,11 +153,7 @@ export class CheckRunner extends EventEmitter {
       checks: this.#entries.size,
       running: this.#running,
       queued: this.#queued,
-      ...this.#counts,
-      byState: { OK: this.#byState[0], WARNING: this.#byState[1], CRITICAL: this.#byState[2], UNKNOWN: this.#byState[3] },
-      checksPerSecond: this.#rate.rate(now, this.#startedAt),
-      latencyMs: summarize(this.#latency),
-      executionMs: summarize(this.#execution),
+      ...this.#counters.figures(now, this.#startedAt),
       executor: executorStats(),
     };
   }
@@ -230,7 +188,7 @@ export class CheckRunner extends EventEmitter {
   [eachCheckFigures](): Generator<CheckFigures, void, undefined> {
     const entries = [...this.#entries.values()];
     return (function* figures() {
-      for (const e of entries) yield { id: e.def.id, definition: e.def, running: e.running, last: e.last, lastStateChangeAt: changedAt(e) };
+      for (const e of entries) yield figuresOf(e);
     })();
   }
 
@@ -242,32 +200,6 @@ export class CheckRunner extends EventEmitter {
   /** metrics() in chunks, yielding to the event loop every few ms: for large runners (issue 19). */
   metricsChunks(options?: MetricsChunksOptions): AsyncGenerator<string, void, undefined> {
     return metricsChunks(this, options);
-  }
-
-  /**
-   * What runCheck gets for a check: its options and the stop signal. The
-   * last check's object when every option is the same value (checks of one
-   * file mostly are; nothing writes to it): one object less per check.
-   */
-  #optionsLike(options: CheckOptions): CheckOptions {
-    const last = this.#lastOptions;
-    if (last !== null) {
-      let same = true;
-      let n = 0;
-      for (const k in options) {
-        n++;
-        if (!Object.hasOwn(last, k) || (last as Record<string, unknown>)[k] !== (options as Record<string, unknown>)[k]) {
-          same = false;
-          break;
-        }
-      }
-      // `last` has the signal besides.
-      if (same && n + 1 === Object.keys(last).length) return last;
-    }
-    const opts = Object.assign({}, options);
-    opts.signal = this.#stopAbort.signal;
-    this.#lastOptions = opts;
-    return opts;
   }
 
   #scheduleFirst(entry: Entry, fraction: number): void {
@@ -342,23 +274,9 @@ export class CheckRunner extends EventEmitter {
     const maxAttempts = entry.def.maxAttempts ?? 1;
     const wasRetry = entry.attempt > 1 && entry.t[NEXT] !== entry.t[GRID];
     const soft = result.state !== 0 && entry.attempt < maxAttempts;
-    // Spelled out rather than spread: one hidden class for every result
-    // (a spread of results built in different places was ~4 % of the loop).
-    const run: CheckRunResult = {
-      state: result.state, stateName: result.stateName, output: result.output, longOutput: result.longOutput,
-      perfdata: result.perfdata, perfdataErrors: result.perfdataErrors, exitCode: result.exitCode,
-      signal: result.signal, timedOut: result.timedOut, truncated: result.truncated, durationMs: result.durationMs,
-      rusage: result.rusage, stdout: result.stdout, stderr: result.stderr,
-      // The same text every run: the last result's string is kept, this run's copy let go.
-      command: entry.last !== null && entry.last.command === result.command ? entry.last.command : result.command,
-      viaShell: result.viaShell,
-      spawnError: result.spawnError,
-      id: entry.def.id, attempt: entry.attempt, maxAttempts, stateType: soft ? 'SOFT' : 'HARD',
-      scheduledAt, startedAt, finishedAt, latencyMs: startedAt - scheduledAt,
-    };
-    this.#record(run);
-    if (entry.last === null || entry.last.state !== run.state) entry.t[CHANGED] = finishedAt;
-    entry.last = new LastRun(run);
+    const run = runResultOf(entry, result, { scheduledAt, startedAt, finishedAt, maxAttempts, soft });
+    this.#counters.add(run);
+    keepResult(entry, run);
     if (!entry.removed && this.#stopping === null) this.#scheduleNext(entry, soft, result.state, finishedAt, wasRetry);
     const waiting = this.#waiting.get(entry.def.id);
     const successor = this.#entries.get(entry.def.id);
@@ -384,40 +302,8 @@ export class CheckRunner extends EventEmitter {
   }
 
   #scheduleNext(entry: Entry, soft: boolean, state: number, finishedAt: number, wasRetry: boolean): void {
-    const t = entry.t;
-    if (soft) {
-      entry.attempt++;
-      t[NEXT] = finishedAt + (entry.def.retryInterval ?? entry.def.interval);
-    } else {
-      if (state === 0) entry.attempt = 1;
-      // Back on the regular grid. Slots that passed while a regular run
-      // overran are skipped and counted; slots passed during retries are not.
-      const interval = entry.def.interval;
-      t[GRID] += interval;
-      if (t[GRID] <= finishedAt) {
-        const missed = Math.floor((finishedAt - t[GRID]) / interval) + 1;
-        t[GRID] += missed * interval;
-        if (!wasRetry) this.#counts.skipped += missed;
-      }
-      t[NEXT] = t[GRID];
-    }
+    this.#counters.skip(planNext(entry, soft, state, finishedAt, wasRetry));
     this.#heap.push(entry);
     this.#arm();
   }
-
-  #record(r: CheckRunResult): void {
-    this.#counts.completed++;
-    this.#byState[r.state]++;
-    if (r.timedOut) this.#counts.timedOut++;
-    if (r.spawnError !== null) this.#counts.spawnErrors++;
-    if (r.truncated) this.#counts.truncated++;
-    if (r.viaShell) this.#counts.viaShell++;
-    this.#latency.add(r.latencyMs);
-    this.#execution.add(r.durationMs);
-    this.#rate.add(r.finishedAt);
-  }
-}
-
-function statusOf(e: Entry): CheckStatus {
-  return { id: e.def.id, definition: e.def, running: e.running, last: e.last === null ? null : e.last.result(), lastStateChangeAt: changedAt(e) };
 }
