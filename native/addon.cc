@@ -190,6 +190,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   if (EnvFlag("NOSHELL_NO_PIDFD")) forced |= NOSHELL_FALLBACK_PIDFD;
   if (EnvFlag("NOSHELL_FAULT_CAPTURE")) forced |= NOSHELL_FAULT_CAPTURE;
   if (EnvFlag("NOSHELL_NO_SPAWN_NP")) forced |= NOSHELL_FALLBACK_SPAWN_NP;
+  if (EnvFlag("NOSHELL_NO_PROC_SIGNALS")) forced |= NOSHELL_FALLBACK_PROC_SIGNALS;
   __atomic_store_n(&noshell_forced, forced, __ATOMIC_RELAXED);
   uv_once(&libc_once, ResolveLibc);
 

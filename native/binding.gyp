@@ -7,6 +7,7 @@
         "stdio.c",
         "resolve.c",
         "child.c",
+        "child-signals.c",
         "capture.cc",
         "watch.cc",
         "watch-ops.cc",

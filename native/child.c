@@ -40,18 +40,6 @@ typedef struct {
   volatile int step;
 } child_ctx_t;
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NO_SANITIZE __attribute__((no_sanitize_address))
-#endif
-#endif
-#if !defined(NO_SANITIZE) && defined(__SANITIZE_ADDRESS__)
-#define NO_SANITIZE __attribute__((no_sanitize_address))
-#endif
-#ifndef NO_SANITIZE
-#define NO_SANITIZE
-#endif
-
 /* The child's system calls (see the top of the file). dup3() and openat():
  * arm64 has no dup2 or open. */
 #define sys_close(fd) syscall(SYS_close, (fd))
@@ -206,23 +194,11 @@ NO_SANITIZE static void exec_search(child_ctx_t* ctx, char* const* envp) {
 NO_SANITIZE static int child_main(void* arg) {
   child_ctx_t* ctx = (child_ctx_t*) arg;
   const noshell_spawn_t* req = ctx->req;
-  /* The kernel's struct sigaction for SIG_DFL, no flags, empty mask: all
-   * zeros whatever its layout on this architecture (it is at most 32
-   * bytes; this is more). */
-  static const unsigned long dfl[8];
   sigset_t none;
-  int sig;
   int i;
 
-  /* Every disposition back to SIG_DFL before any signal is unblocked: a
-   * handler of the parent's running in a CLONE_VM child would run on shared
-   * memory, and an ignored signal stays ignored through execve (Node ignores
-   * SIGPIPE; whoever started Node may have left glibc's 32 and 33 ignored,
-   * which glibc's sigaction() refuses to change). */
-  for (sig = 1; sig < NSIG; sig++) {
-    if (sig == SIGKILL || sig == SIGSTOP) continue;
-    syscall(SYS_rt_sigaction, sig, dfl, NULL, NSIG / 8);
-  }
+  /* Before any signal is unblocked (child-signals.c). */
+  noshell_child_reset_signals();
 
   if ((req->flags & NOSHELL_NEW_PGROUP) && syscall(SYS_setpgid, 0, 0) != 0)
     child_fail(ctx, NOSHELL_STEP_SETPGID);

@@ -1,4 +1,5 @@
-/* Shared between spawn.c and child.c; not part of the core's interface. */
+/* Shared between spawn.c, child.c and child-signals.c; not part of the
+ * core's interface. */
 #ifndef NOSHELL_SPAWN_INTERNAL_H_
 #define NOSHELL_SPAWN_INTERNAL_H_
 
@@ -27,6 +28,38 @@ static inline int noshell_fstat(int fd, struct stat* st) {
   return fstat(fd, st);
 }
 #endif
+
+/* Code that runs in the clone/fork child: not instrumented by ASan (it runs
+ * on the parent's memory, on a stack ASan does not know). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NO_SANITIZE __attribute__((no_sanitize_address))
+#endif
+#endif
+#if !defined(NO_SANITIZE) && defined(__SANITIZE_ADDRESS__)
+#define NO_SANITIZE __attribute__((no_sanitize_address))
+#endif
+#ifndef NO_SANITIZE
+#define NO_SANITIZE
+#endif
+
+/* The SigIgn and SigCgt lines of /proc/self/status, read in pieces of any size. */
+typedef struct {
+  unsigned long long mask;   /* SigIgn | SigCgt of the fields read so far */
+  unsigned long long value;  /* the value being read */
+  int field;                 /* in a value: 1 SigIgn, 2 SigCgt; else 0 */
+  int found;                 /* fields read, as bits */
+  int digits;
+  int col;                   /* characters of this line's prefix seen */
+  char prefix[8];
+} noshell_sigscan_t;
+
+void noshell_sigscan_init(noshell_sigscan_t* s);
+/* 1: both fields read (mask is set); -1: not the expected text; 0: more. */
+int noshell_sigscan_feed(noshell_sigscan_t* s, const char* buf, size_t n);
+
+/* In the child: every disposition that is not SIG_DFL back to SIG_DFL. */
+void noshell_child_reset_signals(void);
 
 typedef struct {
   int src[3];          /* fd that becomes the child's 0, 1, 2 */

@@ -94,13 +94,15 @@ const char* noshell_step_name(noshell_step_t step);
 
 /* Fallbacks a test can force (read once at load by the glue): the loop over
  * /proc/self/fd instead of close_range(), a status poll instead of pidfds,
- * glibc before 2.34 (for 'posix_spawn' by name; 'auto' clones anyway). */
+ * glibc before 2.34 (for 'posix_spawn' by name; 'auto' clones anyway), the
+ * clone/fork child resetting every signal as without /proc. */
 enum {
   NOSHELL_FALLBACK_CLOSE_RANGE = 1,
   NOSHELL_FALLBACK_PIDFD = 2,
   NOSHELL_FAULT_CAPTURE = 4, /* fault injection: every output capture fails to start */
-  NOSHELL_FALLBACK_SPAWN_NP = 8 /* as on glibc < 2.34: no posix_spawn
-                                 * addclosefrom_np / addchdir_np */
+  NOSHELL_FALLBACK_SPAWN_NP = 8, /* as on glibc < 2.34: no posix_spawn
+                                  * addclosefrom_np / addchdir_np */
+  NOSHELL_FALLBACK_PROC_SIGNALS = 16 /* no /proc/self/status */
 };
 extern unsigned noshell_forced;
 

@@ -39,6 +39,30 @@ function syscallNames(text: string): Set<string> {
   return names;
 }
 
+/**
+ * For each process that ran /bin/true: the signals it reset to SIG_DFL
+ * before the execve, and whether it read /proc/self/status (strace -X raw).
+ */
+function childSignalResets(text: string): Array<{ reset: number[]; readStatus: boolean }> {
+  const byPid = new Map<string, { reset: number[]; readStatus: boolean }>();
+  const out: Array<{ reset: number[]; readStatus: boolean }> = [];
+  for (const line of text.split('\n')) {
+    const sp = line.indexOf(' ');
+    if (sp < 0) continue;
+    const pid = line.slice(0, sp);
+    const call = line.slice(sp + 1);
+    let c = byPid.get(pid);
+    if (c === undefined) byPid.set(pid, (c = { reset: [], readStatus: false }));
+    if (call.startsWith('rt_sigaction(') && call.includes('{sa_handler=0,')) c.reset.push(Number(call.slice(13, call.indexOf(','))));
+    else if (call.startsWith('openat(') && call.includes('"/proc/self/status"')) c.readStatus = true;
+    else if (call.startsWith('execve("/bin/true"')) {
+      out.push(c);
+      byPid.set(pid, { reset: [], readStatus: false });
+    }
+  }
+  return out;
+}
+
 describe('forced fallbacks', () => {
   it('default: pidfds and close_range, children see only fds 0-2', () => {
     const out = run({});
@@ -73,6 +97,40 @@ describe('forced fallbacks', () => {
     expect(forced.has('pidfd_open')).toBe(false);
     // posix_spawn (glibc) still uses close_range itself; the listing is ours.
     expect(forced.has('getdents64')).toBe(true);
+  });
+
+  // The clone/fork child resets what its own /proc/self/status says is not
+  // SIG_DFL (SigIgn, SigCgt: its table is the parent's as of the clone), not
+  // all 62 signals one call each; without /proc, every one.
+  it.runIf(hasStrace).each([
+    ['reads /proc/self/status and resets exactly the handled and ignored signals', {}],
+    ['NOSHELL_NO_PROC_SIGNALS: resets all 62 without reading /proc', { NOSHELL_NO_PROC_SIGNALS: '1' }],
+  ] as const)('the child %s (strace)', (_name, env) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-strace-'));
+    const trace = path.join(dir, 'trace');
+    try {
+      const r = spawnSync('strace', ['-f', '-qq', '-X', 'raw', '-e', 'trace=rt_sigaction,openat,execve', '-o', trace,
+        process.execPath, path.resolve(__dirname, 'fallback', 'signals.js')], { env: { ...process.env, ...env }, encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      const expected: number[][] = JSON.parse(r.stdout);
+      const children = childSignalResets(readFileSync(trace, 'utf8'));
+      // auto, vfork and fork: three children, each with the set read just before it.
+      expect(children).toHaveLength(3);
+      const all = Array.from({ length: 64 }, (_, i) => i + 1).filter((s) => s !== 9 && s !== 19);
+      children.forEach((c, i) => {
+        if (env.NOSHELL_NO_PROC_SIGNALS) {
+          expect(c.readStatus).toBe(false);
+          expect(c.reset).toEqual(all);
+        } else {
+          expect(c.readStatus).toBe(true);
+          expect(c.reset).toEqual(expected[i]);
+          // Node ignores SIGPIPE, the script handles SIGUSR2 and SIGWINCH.
+          expect(c.reset).toEqual(expect.arrayContaining([12, 13, 28]));
+        }
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('NOSHELL_NO_SPAWN_NP (glibc < 2.34): auto clones, posix_spawn closes inherited fds one by one', () => {

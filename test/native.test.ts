@@ -16,11 +16,26 @@ describe('native core (C, no Node)', () => {
       '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-fsanitize=address,undefined', '-fno-sanitize-recover=all',
       '-fno-omit-frame-pointer', '-o', bin,
       path.join(root, 'test', 'native', 'core-test.c'), path.join(root, 'native', 'spawn.c'), path.join(root, 'native', 'stdio.c'),
-      path.join(root, 'native', 'resolve.c'), path.join(root, 'native', 'child.c'),
+      path.join(root, 'native', 'resolve.c'), path.join(root, 'native', 'child.c'), path.join(root, 'native', 'child-signals.c'),
     ]);
     const out = execFileSync(bin, { encoding: 'utf8', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' } });
     expect(out).toMatch(/^(\d+) passed, 0 failed\n$/);
     expect(Number(out.split(' ')[0])).toBeGreaterThan(40);
+  });
+
+  // What the clone/fork child reads of /proc/self/status to learn which
+  // signals to reset (native/child-signals.c): any split of the text, bad
+  // text, a 16 MiB line, and this process's own status against sigaction().
+  it('reads SigIgn and SigCgt in pieces of any size, under AddressSanitizer and UBSan', () => {
+    const bin = path.join(dir, 'sigscan-test');
+    execFileSync('cc', [
+      '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-fsanitize=address,undefined', '-fno-sanitize-recover=all',
+      '-fno-omit-frame-pointer', '-o', bin, path.join(root, 'test', 'native', 'sigscan-test.c'),
+      ...['child-signals.c', 'spawn.c', 'stdio.c', 'resolve.c', 'child.c'].map((f) => path.join(root, 'native', f)),
+    ]);
+    const out = execFileSync(bin, { encoding: 'utf8', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' } });
+    expect(out).toMatch(/^(\d+) passed, 0 failed\n$/);
+    expect(Number(out.split(' ')[0])).toBeGreaterThanOrEqual(18);
   });
 
   // The executor's queue, cancel list and done list raced by two submitter
@@ -28,7 +43,7 @@ describe('native core (C, no Node)', () => {
   // memory error or leak (ASan), every result its own job's, no fd or
   // child left. Linked against the system libuv (libuv1-dev) for
   // uv_thread/uv_mutex, which is all the executor takes from libuv.
-  const executorSources = ['executor.c', 'executor-job.c', 'env-lock.c', 'env-snapshot.c', 'spawn.c', 'stdio.c', 'resolve.c', 'child.c'].map((f) => path.join(root, 'native', f));
+  const executorSources = ['executor.c', 'executor-job.c', 'env-lock.c', 'env-snapshot.c', 'spawn.c', 'stdio.c', 'resolve.c', 'child.c', 'child-signals.c'].map((f) => path.join(root, 'native', f));
   it.each([
     ['ThreadSanitizer', 'thread', {}],
     ['AddressSanitizer and UBSan', 'address,undefined', { ASAN_OPTIONS: 'detect_leaks=1' }],

@@ -15,19 +15,7 @@
 
 #include "../../native/spawn.h"
 
-static int passed, failed;
-
-#define CHECK(cond, ...)                                 \
-  do {                                                   \
-    if (cond) {                                          \
-      passed++;                                          \
-    } else {                                             \
-      failed++;                                          \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                      \
-      fputc('\n', stderr);                               \
-    }                                                    \
-  } while (0)
+#include "check.h"
 
 static int count_fds(void) {
   int n = 0, fd;
@@ -218,6 +206,11 @@ int main(void) {
   test_signals_reset(NOSHELL_METHOD_VFORK);
   test_signals_reset(NOSHELL_METHOD_POSIX_SPAWN);
   test_signals_reset(NOSHELL_METHOD_FORK);
+  /* Without /proc/self/status: every signal, one call each. */
+  noshell_forced = NOSHELL_FALLBACK_PROC_SIGNALS;
+  test_signals_reset(NOSHELL_METHOD_AUTO);
+  test_signals_reset(NOSHELL_METHOD_FORK);
+  noshell_forced = 0;
   if (geteuid() == 0) {
     test_credentials(NOSHELL_METHOD_VFORK, !under_valgrind);
     test_credentials(NOSHELL_METHOD_FORK, 1);
