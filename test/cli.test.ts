@@ -17,6 +17,11 @@ function cli(...args: string[]) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
 }
 
+/** cli() for the bench smoke test: its own, longer deadline. */
+function cliSlow(timeout: number, ...args: string[]) {
+  return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout });
+}
+
 describe('noshell check', () => {
   it.runIf(existsSync(`${PLUGINS}/check_dummy`))('prints the plugin line and exits with its state', () => {
     for (const code of [0, 1, 2, 3]) {
@@ -272,9 +277,11 @@ describe('noshell run', () => {
 });
 
 describe('noshell bench (smoke: it runs, prints every driver, writes JSON and SVG)', () => {
-  it('runs a quick matrix', () => {
+  // 17 tables of 11 drivers: ~40 s alone on a 2-core VM where a spawn of
+  // /bin/true costs ~2 ms of CPU (past the 30 s default during a full suite).
+  it('runs a quick matrix', { timeout: 120_000 }, () => {
     const out = path.join(tmp, 'bench');
-    const r = cli('bench', '--quick', '--seconds', '0.05', '--out', out);
+    const r = cliSlow(110_000, 'bench', '--quick', '--seconds', '0.05', '--out', out);
     expect(r.status, r.stderr).toBe(0);
     for (const driver of ['C reference', 'C reference[vfork]', 'noshell.execFile', 'noshell.execFile[loop]', 'noshell.exec', 'noshell.spawn', 'cp.exec', 'cp.execFile', 'cp.spawn']) {
       expect(r.stdout).toContain(`| ${driver} |`);

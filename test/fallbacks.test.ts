@@ -49,8 +49,9 @@ function childSignalResets(text: string): Array<{ reset: number[]; readStatus: b
   for (const line of text.split('\n')) {
     const sp = line.indexOf(' ');
     if (sp < 0) continue;
+    // strace pads the pid to five columns: "812   execve(...".
     const pid = line.slice(0, sp);
-    const call = line.slice(sp + 1);
+    const call = line.slice(sp + 1).trimStart();
     let c = byPid.get(pid);
     if (c === undefined) byPid.set(pid, (c = { reset: [], readStatus: false }));
     if (call.startsWith('rt_sigaction(') && call.includes('{sa_handler=0,')) c.reset.push(Number(call.slice(13, call.indexOf(','))));
