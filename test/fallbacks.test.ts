@@ -39,13 +39,22 @@ function syscallNames(text: string): Set<string> {
   return names;
 }
 
-/**
- * For each process that ran /bin/true: the signals it reset to SIG_DFL
- * before the execve, and whether it read /proc/self/status (strace -X raw).
- */
-function childSignalResets(text: string): Array<{ reset: number[]; readStatus: boolean }> {
-  const byPid = new Map<string, { reset: number[]; readStatus: boolean }>();
-  const out: Array<{ reset: number[]; readStatus: boolean }> = [];
+/** What a child did before it ran /bin/true. */
+interface ChildSignals {
+  /** Signals it set to SIG_DFL (set-only calls: no old action asked for). */
+  reset: number[];
+  readStatus: boolean;
+  /** It unblocked every signal (SIG_SETMASK to none)… */
+  unblocked: boolean;
+  /** …and reset one after that, when a handler could already have run. */
+  resetAfterUnblock: boolean;
+}
+
+/** For each process that ran /bin/true, what it did before the execve (strace -X raw). */
+function childSignalResets(text: string): ChildSignals[] {
+  const fresh = (): ChildSignals => ({ reset: [], readStatus: false, unblocked: false, resetAfterUnblock: false });
+  const byPid = new Map<string, ChildSignals>();
+  const out: ChildSignals[] = [];
   for (const line of text.split('\n')) {
     const sp = line.indexOf(' ');
     if (sp < 0) continue;
@@ -53,12 +62,15 @@ function childSignalResets(text: string): Array<{ reset: number[]; readStatus: b
     const pid = line.slice(0, sp);
     const call = line.slice(sp + 1).trimStart();
     let c = byPid.get(pid);
-    if (c === undefined) byPid.set(pid, (c = { reset: [], readStatus: false }));
-    if (call.startsWith('rt_sigaction(') && call.includes('{sa_handler=0,')) c.reset.push(Number(call.slice(13, call.indexOf(','))));
+    if (c === undefined) byPid.set(pid, (c = fresh()));
+    if (call.startsWith('rt_sigaction(') && call.includes('{sa_handler=0,') && call.includes('}, NULL, ')) {
+      c.reset.push(Number(call.slice(13, call.indexOf(','))));
+      if (c.unblocked) c.resetAfterUnblock = true;
+    } else if (call.startsWith('rt_sigprocmask(0x2, [],')) c.unblocked = true;
     else if (call.startsWith('openat(') && call.includes('"/proc/self/status"')) c.readStatus = true;
     else if (call.startsWith('execve("/bin/true"')) {
       out.push(c);
-      byPid.set(pid, { reset: [], readStatus: false });
+      byPid.set(pid, fresh());
     }
   }
   return out;
@@ -110,7 +122,7 @@ describe('forced fallbacks', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-strace-'));
     const trace = path.join(dir, 'trace');
     try {
-      const r = spawnSync('strace', ['-f', '-qq', '-X', 'raw', '-e', 'trace=rt_sigaction,openat,execve', '-o', trace,
+      const r = spawnSync('strace', ['-f', '-qq', '-X', 'raw', '-e', 'trace=rt_sigaction,rt_sigprocmask,openat,execve', '-o', trace,
         process.execPath, path.resolve(__dirname, 'fallback', 'signals.js')], { env: { ...process.env, ...env }, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
       const expected: number[][] = JSON.parse(r.stdout);
@@ -119,6 +131,9 @@ describe('forced fallbacks', () => {
       expect(children).toHaveLength(3);
       const all = Array.from({ length: 64 }, (_, i) => i + 1).filter((s) => s !== 9 && s !== 19);
       children.forEach((c, i) => {
+        // Every reset before the child unblocks signals, none after.
+        expect(c.unblocked).toBe(true);
+        expect(c.resetAfterUnblock).toBe(false);
         if (env.NOSHELL_NO_PROC_SIGNALS) {
           expect(c.readStatus).toBe(false);
           expect(c.reset).toEqual(all);

@@ -38,6 +38,35 @@ describe('native core (C, no Node)', () => {
     expect(Number(out.split(' ')[0])).toBeGreaterThanOrEqual(18);
   });
 
+  // The child's fallback for real: /proc faked (a directory whose
+  // self/status says no signal is ignored or caught, bind-mounted over it)
+  // and /proc hidden (an empty tmpfs). The child must reset every signal
+  // either way; its status is read back from a real procfs mounted elsewhere.
+  // Built without ASan, which reads /proc/self/maps as it starts.
+  it.each([
+    ['faked by a file that is not procfs', 'mount --bind "$d/fake" /proc'],
+    ['hidden by an empty tmpfs', 'mount -t tmpfs none /proc'],
+  ])('the child resets every signal with /proc %s (mount namespace)', (_name, cover) => {
+    const bin = path.join(dir, 'core-test-plain');
+    execFileSync('cc', [
+      '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-o', bin, path.join(root, 'test', 'native', 'core-test.c'),
+      ...['spawn.c', 'stdio.c', 'resolve.c', 'child.c', 'child-signals.c'].map((f) => path.join(root, 'native', f)),
+    ]);
+    const script = 'set -e; d=$(mktemp -d); mkdir -p "$d/real" "$d/fake/self"; ' +
+      'printf "SigIgn:\\t0000000000000000\\nSigCgt:\\t0000000000000000\\n" > "$d/fake/self/status"; ' +
+      `mount -t proc proc "$d/real"; ${cover}; exec "$1" --signals "$d/real/self/status"`;
+    const r = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', bin], { encoding: 'utf8', timeout: 60_000 });
+    if (r.stderr.includes('unshare failed') || r.stderr.includes('mount:')) {
+      console.log(`skipped: no mount namespace here (${r.stderr.trim()})`);
+      expect(process.env.CI).toBeUndefined();
+      return;
+    }
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^(\d+) passed, 0 failed\n$/);
+    expect(Number(r.stdout.split(' ')[0])).toBeGreaterThanOrEqual(9);
+    expect(r.status).toBe(0);
+  });
+
   // The executor's queue, cancel list and done list raced by two submitter
   // threads, the executor thread and a consumer: no data race (TSan), no
   // memory error or leak (ASan), every result its own job's, no fd or

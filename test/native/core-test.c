@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,8 +60,12 @@ static void init(noshell_spawn_t* req, noshell_method_t method, char** argv) {
 /* glibc's own signals 32 and 33 left ignored by whoever started us (glibc's
  * posix_spawn without SETSIGDEF does that) and SIGPIPE ignored as Node has
  * it: the child must see every disposition back to SIG_DFL, those too. */
+/* Where the child reads its own status: another procfs mount when the test
+ * hides or fakes the one at /proc (--signals). */
+static char* status_path = "/proc/self/status";
+
 static void test_signals_reset(noshell_method_t method) {
-  char* argv[] = {"/bin/grep", "^SigIgn", "/proc/self/status", NULL};
+  char* argv[] = {"/bin/grep", "^SigIgn", status_path, NULL};
   static const unsigned long ign[8] = {(unsigned long) SIG_IGN};
   noshell_spawn_t req;
   noshell_child_t child;
@@ -185,7 +190,35 @@ static void test_credentials(noshell_method_t method, int check_exec_errors) {
         "missing as nobody (method %d): %d step %d", method, err, child.step);
 }
 
-int main(void) {
+/* With more supplementary groups than the child reads /proc/self/status
+ * for (its text grows with them): every signal reset, one call each. */
+static void test_signals_many_groups(void) {
+  static gid_t many[2000];
+  gid_t saved[64];
+  int n = getgroups(64, saved), i;
+  for (i = 0; i < 2000; i++) many[i] = (gid_t) (200000 + i);
+  if (n < 0 || setgroups(2000, many) != 0) {
+    CHECK(0, "setgroups(2000): %s", strerror(errno));
+    return;
+  }
+  test_signals_reset(NOSHELL_METHOD_AUTO);
+  test_signals_reset(NOSHELL_METHOD_FORK);
+  CHECK(setgroups((size_t) n, saved) == 0, "groups restored");
+}
+
+/* --signals STATUS: only the signal tests, the child's status read at
+ * STATUS (run by native.test.ts with /proc hidden or faked). */
+static int signals_only(char* path) {
+  status_path = path;
+  test_signals_reset(NOSHELL_METHOD_AUTO);
+  test_signals_reset(NOSHELL_METHOD_VFORK);
+  test_signals_reset(NOSHELL_METHOD_FORK);
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "--signals") == 0) return signals_only(argv[2]);
   /* The glue finds these at load; this driver links against them. */
   noshell_addclosefrom_np = (void*) posix_spawn_file_actions_addclosefrom_np;
   noshell_addchdir_np = (void*) posix_spawn_file_actions_addchdir_np;
@@ -212,6 +245,7 @@ int main(void) {
   test_signals_reset(NOSHELL_METHOD_FORK);
   noshell_forced = 0;
   if (geteuid() == 0) {
+    test_signals_many_groups();
     test_credentials(NOSHELL_METHOD_VFORK, !under_valgrind);
     test_credentials(NOSHELL_METHOD_FORK, 1);
   }
