@@ -86,11 +86,26 @@ static int has_exited(pid_t pid) {
   return r < 0 ? errno == ECHILD : si.si_pid == pid;
 }
 
+static void reaped(noshell_executor_t* ex, noshell_job_t* job, pid_t r, int status);
+
 /* Starts watching for the exit if nothing does yet. */
 static void watch_exit(noshell_executor_t* ex, noshell_job_t* job) {
   noshell_job_private_t* p = job->priv;
   if (p->exited || p->fd[FD_PIDFD] >= 0 || p->poll_ns != 0) return;
-  if (has_exited(job->pid)) {
+  if (!capturing(job) && !p->terminated) {
+    /* The usual end: output over, never terminated, so nothing will signal
+     * its group and its zombie pins nothing we need. Reaped in one call if
+     * it has exited (a WNOWAIT look, then wait4, was two per exec). */
+    int status = 0;
+    pid_t r;
+    do r = wait4(job->pid, &status, WNOHANG, &job->ru);
+    while (r < 0 && errno == EINTR);
+    if (r != 0) {
+      p->exited = 1;
+      reaped(ex, job, r, status);
+      return;
+    }
+  } else if (has_exited(job->pid)) {
     on_exited(ex, job);
     return;
   }
@@ -122,6 +137,11 @@ static void maybe_finish(noshell_executor_t* ex, noshell_job_t* job) {
   do r = wait4(job->pid, &status, WNOHANG, &job->ru);
   while (r < 0 && errno == EINTR);
   if (r == 0) return; /* cannot happen once it exited; be safe */
+  reaped(ex, job, r, status);
+}
+
+/* wait4 gave r (the pid, or -1: reaped by someone else, status unknown). */
+static void reaped(noshell_executor_t* ex, noshell_job_t* job, pid_t r, int status) {
   if (r == job->pid) {
     job->status = status;
     job->result_flags |= NOSHELL_JOB_STATUS_KNOWN;
@@ -243,9 +263,10 @@ static void fail_start(noshell_executor_t* ex, noshell_job_t* job, int err) {
   noshell_executor_finished(ex, job);
 }
 
+/* Our end of a pipe noshell_spawn just made: no status flag is set (its
+ * access mode F_SETFL leaves alone), so no F_GETFL first. */
 static int set_nonblocking(int fd) {
-  int fl = fcntl(fd, F_GETFL);
-  return fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0 ? 0 : errno;
+  return fcntl(fd, F_SETFL, O_NONBLOCK) == 0 ? 0 : errno;
 }
 
 void noshell_job_start(noshell_executor_t* ex, noshell_job_t* job) {
