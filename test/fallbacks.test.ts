@@ -41,7 +41,7 @@ function syscallNames(text: string): Set<string> {
 
 /** What a child did before it ran /bin/true. */
 interface ChildSignals {
-  /** Signals it set to SIG_DFL (set-only calls: no old action asked for). */
+  /** Signals it set to SIG_DFL (the new action: a default in the old one does not count). */
   reset: number[];
   readStatus: boolean;
   /** It unblocked every signal (SIG_SETMASK to none)… */
@@ -63,7 +63,9 @@ function childSignalResets(text: string): ChildSignals[] {
     const call = line.slice(sp + 1).trimStart();
     let c = byPid.get(pid);
     if (c === undefined) byPid.set(pid, (c = fresh()));
-    if (call.startsWith('rt_sigaction(') && call.includes('{sa_handler=0,') && call.includes('}, NULL, ')) {
+    // The new action is the second argument (strace prints it on entry; a
+    // line split by another process's event ends before the old one).
+    if (call.startsWith('rt_sigaction(') && call.slice(call.indexOf(', ') + 2).startsWith('{sa_handler=0,')) {
       c.reset.push(Number(call.slice(13, call.indexOf(','))));
       if (c.unblocked) c.resetAfterUnblock = true;
     } else if (call.startsWith('rt_sigprocmask(0x2, [],')) c.unblocked = true;
