@@ -27,8 +27,10 @@ describe('executor', () => {
           return { kind: 'echo', token, p: exec(['sh', '-c', `echo ${token}; echo err-${token} >&2; sleep 0.3`]) };
         case 1: // a larger output: 200 KiB ending in the token
           return { kind: 'big', token, p: exec(['sh', '-c', `head -c 204800 /dev/zero | tr '\\0' x; echo ${token}`], { maxBuffer: 1 << 20 }) };
-        case 2: // timed out
-          return { kind: 'timeout', token, p: exec(['sh', '-c', `echo ${token}; exec sleep 30`], { timeout: 300, reject: false }) };
+        case 2: // timed out; 600 shells starting at once on 2 cores take ~1 s of
+          // CPU, so the deadline leaves each one time to print its token first
+          // (a full CI run once saw a 300 ms deadline come before the echo).
+          return { kind: 'timeout', token, p: exec(['sh', '-c', `echo ${token}; exec sleep 30`], { timeout: 5000, reject: false }) };
         case 3: { // aborted
           const ac = new AbortController();
           setTimeout(() => ac.abort(new Error(`abort ${token}`)), 300);
