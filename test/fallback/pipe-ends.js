@@ -1,0 +1,21 @@
+// Run by test/executor-syscalls.test.ts under strace, in a fresh Node
+// process: children with no output, output on both streams, output that
+// fills the pipe many times over, and one whose output outlives it through
+// a grandchild. Prints what each exec returned, as JSON.
+const path = require('node:path');
+const { exec, execFile } = require(path.resolve(__dirname, '..', '..', 'dist', 'index.js'));
+
+(async () => {
+  const out = { empty: [], both: [], big: 0, late: '' };
+  for (let i = 0; i < 10; i++) {
+    const r = await execFile('/bin/true', []);
+    out.empty.push([r.stdout, r.stderr, r.exitCode]);
+  }
+  for (let i = 0; i < 10; i++) {
+    const r = await exec(['/bin/sh', '-c', `echo out${i}; echo err${i} >&2`]);
+    out.both.push([r.stdout, r.stderr]);
+  }
+  out.big = (await exec(['/bin/sh', '-c', 'head -c 3000000 /dev/zero'], { maxBuffer: 4e6 })).stdout.length;
+  out.late = (await exec(['/bin/sh', '-c', '(sleep 0.2; echo late) & echo early'])).stdout;
+  process.stdout.write(JSON.stringify(out));
+})();
