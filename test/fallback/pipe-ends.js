@@ -1,11 +1,18 @@
 // Run by test/executor-syscalls.test.ts under strace, in a fresh Node
 // process: children with no output, output on both streams, output that
 // fills the pipe many times over, and one whose output outlives it through
-// a grandchild. Prints what each exec returned, as JSON.
+// a grandchild, one at a time; or (argument `concurrent`) 32 children in
+// flight together. Prints what each exec returned, as JSON.
 const path = require('node:path');
 const { exec, execFile } = require(path.resolve(__dirname, '..', '..', 'dist', 'index.js'));
 
 (async () => {
+  if (process.argv[2] === 'concurrent') {
+    // Children in flight together: each start beside others.
+    const rs = await Promise.all(Array.from({ length: 32 }, (_, i) => exec(['/bin/sh', '-c', `sleep 0.0${i % 5}; echo c${i}`])));
+    process.stdout.write(JSON.stringify(rs.map((r) => r.stdout)));
+    return;
+  }
   const out = { empty: [], both: [], big: 0, late: '' };
   for (let i = 0; i < 10; i++) {
     const r = await execFile('/bin/true', []);
