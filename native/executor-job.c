@@ -197,22 +197,15 @@ static int append(noshell_executor_t* ex, noshell_job_t* job, int i, const char*
 }
 
 /* Reads what the pipe has; 0 when the stream has ended (EOF, a read error,
- * out of memory, or past max_buffer without truncate). `hup`: epoll said
- * the pipe had no writer left. A pipe reports EPOLLIN whenever it holds
- * data, so EPOLLHUP without it is an empty pipe at its end, and a short read
- * after it drained the last bytes: either way no read of 0 bytes is needed
- * to learn the end (one or two syscalls fewer per exec). */
-static int on_output(noshell_executor_t* ex, noshell_job_t* job, int kind, uint32_t events) {
+ * out of memory, or past max_buffer without truncate). */
+static int on_output(noshell_executor_t* ex, noshell_job_t* job, int kind) {
   int i = kind - FD_STDOUT;
-  int hup = (events & EPOLLHUP) != 0;
-  if (hup && !(events & (EPOLLIN | EPOLLERR))) return 0;
   for (int k = 0; k < READS_PER_EVENT; k++) {
     ssize_t n = read(job->priv->fd[kind], ex->scratch, sizeof(ex->scratch));
     if (n > 0) {
       if (!append(ex, job, i, ex->scratch, (size_t) n)) return 0;
-      /* Short read: drained; level-triggered epoll says when more comes,
-       * and after a hang-up nothing more can. */
-      if ((size_t) n < sizeof(ex->scratch)) return !hup;
+      /* Short read: drained; level-triggered epoll says when more comes. */
+      if ((size_t) n < sizeof(ex->scratch)) return 1;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -245,12 +238,13 @@ static void on_input(noshell_executor_t* ex, noshell_job_t* job) {
 void noshell_job_on_event(noshell_executor_t* ex, fd_watch_t* w, uint32_t events) {
   noshell_job_t* job = w->job;
   noshell_job_private_t* p = job->priv;
+  (void) events; /* EPOLLHUP/EPOLLERR: the read or write says what happened */
   if (p->finished || p->fd[w->kind] < 0) return; /* closed earlier this round */
   if (w->kind == FD_PIDFD)
     on_exited(ex, job);
   else if (w->kind == FD_STDIN)
-    on_input(ex, job); /* EPOLLERR (the child closed its stdin): the write says so */
-  else if (!on_output(ex, job, w->kind, events))
+    on_input(ex, job);
+  else if (!on_output(ex, job, w->kind))
     end_output(ex, job, w->kind);
 }
 

@@ -283,23 +283,18 @@ static int next_timeout(noshell_executor_t* ex, int more, uint64_t now) {
   return ms > 60000 ? 60000 : (int) ms;
 }
 
-/* Asleep in epoll_wait, SCHED_BATCH; spawning beside other children,
- * SCHED_OTHER. A batch task that is woken does not preempt the task running
- * on the CPU it lands on: woken as SCHED_OTHER by a submit, this thread
- * often took the submitting thread's CPU at once, in the middle of its
- * eventfd write, and held it through a spawn (measured, concurrency 16, two
- * executor threads: 1.6 % of the wake-ups took 32 us to 2 ms, the call's
- * p99 ~190 us; batch while asleep: 0.1 %, p99 ~100 us, same throughput).
- * Spawning it must not stay a batch task where children run: each spawn
- * sleeps until the child's execve and, woken as batch, waited behind the
- * running children for its slices (~20 % fewer execs/s at concurrency 16).
- * So it turns SCHED_OTHER only to start jobs while another is in flight
- * (or several at once), and back before it sleeps: a wake-up that only
- * reads output or reaps, and one job at a time, switch nothing (there the
- * child whose execve wakes us is the only other task of ours, and no job
- * waits meanwhile). Only over a SCHED_OTHER creator (a real-time or idle
- * one keeps its policy); the children are put back to SCHED_OTHER whatever
- * this thread runs (NOSHELL_RESET_SCHED). */
+/* Asleep in epoll_wait, SCHED_BATCH; awake, SCHED_OTHER. A batch task
+ * that is woken does not preempt the task running on the CPU it lands on:
+ * woken as SCHED_OTHER by a submit, this thread often took the submitting
+ * thread's CPU at once, in the middle of its eventfd write, and held it
+ * through a spawn (measured, concurrency 16, two executor threads: 1.6 % of
+ * the wake-ups took 32 us to 2 ms, the call's p99 ~190 us; batch while
+ * asleep: 0.1 %, p99 ~100 us, same throughput). Awake it must not stay a
+ * batch task: it then waited behind the children for its slices (~20 %
+ * fewer execs/s at concurrency 16). Two syscalls per wake-up that found
+ * work, none while it does not sleep. Only over a SCHED_OTHER creator (a
+ * real-time or idle one keeps its policy); the children are put back to
+ * SCHED_OTHER whatever this thread runs (NOSHELL_RESET_SCHED). */
 static void set_idle_policy(noshell_executor_t* ex, int idle) {
   if (!ex->batch || idle == ex->in_batch) return;
   struct sched_param sp;
@@ -334,6 +329,9 @@ static void run(void* arg) {
     timeout = prepare_sleep(ex, timeout);
     if (timeout != 0) set_idle_policy(ex, 1);
     int n = epoll_wait(ex->epfd, evs, 64, timeout);
+    /* Work to do (events, or it did not sleep): SCHED_OTHER. A bare timer
+     * expiry (a timeout to enforce) is handled as it is. */
+    set_idle_policy(ex, n == 0 && timeout != 0);
     t0 = noshell_now_ns();
     for (int i = 0; i < n; i++) {
       if (evs[i].data.ptr == NULL) {
@@ -357,7 +355,6 @@ static void run(void* arg) {
       }
       break;
     }
-    if (batch != NULL && (ex->nactive > 0 || batch->next != NULL)) set_idle_policy(ex, 0);
     while (batch != NULL) {
       noshell_job_t* next = batch->next;
       batch->next = NULL;
