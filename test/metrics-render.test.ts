@@ -24,8 +24,8 @@ async function joined(chunks: AsyncIterable<string>): Promise<string> {
   return text;
 }
 
-const IDS = ['a', 'b', 'web-1', 'web-2', 'q"x', 'n\nl\\', 'ü 😀'];
-const LABELS = ['rta', 'pl', 'odd label', 'we"ird\\', 'x'.repeat(12), 'n\nl'];
+const IDS = ['a', 'b', 'web-1', 'web-2', 'q"x', 'n\nl\\', 'ü 😀', 'x"\\ü\n😀'];
+const LABELS = ['rta', 'pl', 'odd label', 'we"ird\\', 'x'.repeat(12), 'n\nl', 'té"mp\n'];
 const range = fc.record({
   start: fc.oneof(fc.constant(-Infinity), fc.constant(0), fc.double({ noNaN: true, min: -1e6, max: 1e6 })),
   end: fc.oneof(fc.constant(Infinity), fc.double({ noNaN: true, min: -1e6, max: 1e6 })),
@@ -33,7 +33,7 @@ const range = fc.record({
 });
 const datum: fc.Arbitrary<PerfDatum> = fc.record({
   label: fc.oneof(fc.constantFrom(...LABELS), fc.nat(40).map((n) => `run_${n}`)),
-  value: fc.oneof(fc.constant(null), fc.double({ noDefaultInfinity: false })),
+  value: fc.oneof(fc.constant(null), fc.double({ noDefaultInfinity: false }), fc.integer(), fc.maxSafeInteger()),
   uom: fc.constantFrom('', 'ms', 'us', 'KB', 'c', '%', 'zz'),
   warn: fc.option(range, { nil: undefined }),
   crit: fc.option(range, { nil: undefined }),

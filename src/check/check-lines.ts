@@ -19,25 +19,14 @@ export type LineWriter = (c: CheckView, out: LineBytes) => void;
 
 const bytes = (s: string) => Buffer.from(s, 'latin1');
 
-/** `name{check="<id>"`: every per-check line starts so. */
-function start(out: LineBytes, name: Buffer, c: CheckView): void {
-  out.bytes(name);
-  out.piece(c.text, c.at);
+/** `name{check="<id>"} v`: a check's line without more labels. */
+function line(out: LineBytes, name: Buffer, c: CheckView, v: number): void {
+  out.line(name, c.text, c.at, -1, null, v);
 }
 
-const CLOSE = bytes('} ');
-
-function value(out: LineBytes, v: number): void {
-  out.bytes(CLOSE);
-  out.num(v);
-  out.byte(0x0a);
-}
-
-/** `name{check="<id>",label="<label>",uom="<base unit>"` of item j. */
-function seriesStart(out: LineBytes, name: Buffer, c: CheckView, j: number): void {
-  out.bytes(name);
-  out.piece(c.text, c.at);
-  out.piece(c.text, c.at + 1 + j);
+/** `name{check="<id>",label="<label>",uom="<base unit>"<more>} v` of item j. */
+function seriesLine(out: LineBytes, name: Buffer, c: CheckView, j: number, more: Buffer | null, v: number): void {
+  out.line(name, c.text, c.at, c.at + 1 + j, more, v);
 }
 
 // Each family's writer is a function of its own, the figure read in it: one
@@ -56,16 +45,8 @@ function thresholdLines(out: LineBytes, name: Buffer, c: CheckView, j: number, p
   // Finite in the base unit (a huge end in PB can overflow it).
   const low = scale(r.start, f);
   const high = scale(r.end, f);
-  if (Number.isFinite(low)) {
-    seriesStart(out, name, c, j);
-    out.bytes(r.alertInside ? BOUND.insideLow : BOUND.outsideLow);
-    value(out, low);
-  }
-  if (Number.isFinite(high)) {
-    seriesStart(out, name, c, j);
-    out.bytes(r.alertInside ? BOUND.insideHigh : BOUND.outsideHigh);
-    value(out, high);
-  }
+  if (Number.isFinite(low)) seriesLine(out, name, c, j, r.alertInside ? BOUND.insideLow : BOUND.outsideLow, low);
+  if (Number.isFinite(high)) seriesLine(out, name, c, j, r.alertInside ? BOUND.insideHigh : BOUND.outsideHigh, high);
 }
 
 const NAMES = {
@@ -91,74 +72,61 @@ const N = Object.fromEntries(Object.entries(NAMES).map(([k, v]) => [k, bytes(v)]
 const REASON = { limit: bytes(',reason="limit"'), duplicate: bytes(',reason="duplicate"'), tooLong: bytes(',reason="too_long"') };
 
 function droppedLine(out: LineBytes, c: CheckView, reason: Buffer, n: number): void {
-  start(out, N.dropped, c);
-  out.bytes(reason);
-  value(out, n);
+  out.line(N.dropped, c.text, c.at, -1, reason, n);
 }
 
 const writers = new Map<string, LineWriter>([
   [NAMES.interval, (c, out) => {
-    start(out, N.interval, c);
-    value(out, c.status.definition.interval / 1000);
+    line(out, N.interval, c, c.status.definition.interval / 1000);
   }],
   [NAMES.running, (c, out) => {
-    start(out, N.running, c);
-    value(out, c.status.running ? 1 : 0);
+    line(out, N.running, c, c.status.running ? 1 : 0);
   }],
   [NAMES.state, (c, out) => {
     const l = c.status.last;
     if (l === null) return;
-    start(out, N.state, c);
-    value(out, l.state);
+    line(out, N.state, c, l.state);
   }],
   [NAMES.stateType, (c, out) => {
     const l = c.status.last;
     if (l === null) return;
-    start(out, N.stateType, c);
-    value(out, l.stateType === 'HARD' ? 1 : 0);
+    line(out, N.stateType, c, l.stateType === 'HARD' ? 1 : 0);
   }],
   [NAMES.attempt, (c, out) => {
     const l = c.status.last;
     if (l === null) return;
-    start(out, N.attempt, c);
-    value(out, l.attempt);
+    line(out, N.attempt, c, l.attempt);
   }],
   [NAMES.maxAttempts, (c, out) => {
     const l = c.status.last;
     if (l === null) return;
-    start(out, N.maxAttempts, c);
-    value(out, l.maxAttempts);
+    line(out, N.maxAttempts, c, l.maxAttempts);
   }],
   [NAMES.lastRun, (c, out) => {
     const l = c.status.last;
     if (l === null) return;
-    start(out, N.lastRun, c);
-    value(out, l.finishedAt / 1000);
+    line(out, N.lastRun, c, l.finishedAt / 1000);
   }],
   [NAMES.lastChange, (c, out) => {
     if (c.status.last === null) return;
-    start(out, N.lastChange, c);
-    value(out, (c.status.lastStateChangeAt ?? NaN) / 1000);
+    line(out, N.lastChange, c, (c.status.lastStateChangeAt ?? NaN) / 1000);
   }],
   [NAMES.execution, (c, out) => {
     const l = c.status.last;
     if (l === null) return;
-    start(out, N.execution, c);
-    value(out, l.durationMs / 1000);
+    line(out, N.execution, c, l.durationMs / 1000);
   }],
   [NAMES.latency, (c, out) => {
     const l = c.status.last;
     if (l === null) return;
-    start(out, N.latency, c);
-    value(out, l.latencyMs / 1000);
+    line(out, N.latency, c, l.latencyMs / 1000);
   }],
   [NAMES.perfdata, (c, out) => {
     if (c.perf === null) return;
     const items = c.perf.items;
     for (let j = 0; j < items.length; j++) {
       const p = items[j];
-      seriesStart(out, N.perfdata, c, j);
-      value(out, p.value === null ? NaN : scale(p.value, unitFactor(p.uom)));
+      seriesLine(out, N.perfdata, c, j, null, p.value === null ? NaN : scale(p.value, unitFactor(p.uom)));
     }
   }],
   [NAMES.warn, (c, out) => {
@@ -177,8 +145,7 @@ const writers = new Map<string, LineWriter>([
     for (let j = 0; j < items.length; j++) {
       const p = items[j];
       if (p.min === undefined) continue;
-      seriesStart(out, N.min, c, j);
-      value(out, scale(p.min, unitFactor(p.uom)));
+      seriesLine(out, N.min, c, j, null, scale(p.min, unitFactor(p.uom)));
     }
   }],
   [NAMES.max, (c, out) => {
@@ -187,14 +154,12 @@ const writers = new Map<string, LineWriter>([
     for (let j = 0; j < items.length; j++) {
       const p = items[j];
       if (p.max === undefined) continue;
-      seriesStart(out, N.max, c, j);
-      value(out, scale(p.max, unitFactor(p.uom)));
+      seriesLine(out, N.max, c, j, null, scale(p.max, unitFactor(p.uom)));
     }
   }],
   [NAMES.labelSets, (c, out) => {
     if (c.perf === null) return;
-    start(out, N.labelSets, c);
-    value(out, c.perf.labelSets);
+    line(out, N.labelSets, c, c.perf.labelSets);
   }],
   [NAMES.dropped, (c, out) => {
     if (c.perf === null) return;

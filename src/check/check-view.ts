@@ -8,11 +8,15 @@ import type { CheckFigures } from './check-status';
 import { allFamilies, isPerCheck } from './families';
 import { checkExposure, type PerfdataExposure } from './metrics-options';
 import type { PerfdataLimit, PerfItems } from './perfdata-limit';
-import { escapeLabelValue } from './metrics-text';
 import { baseUom } from './perfdata-units';
 import type { ScrapeText } from './scrape-text';
 
 export const perCheckFamilies = allFamilies.filter(isPerCheck);
+
+const CHECK = Buffer.from('{check="', 'latin1');
+const LABEL = Buffer.from(',label="', 'latin1');
+const UOM = Buffer.from('",uom="', 'latin1');
+const QUOTE = Buffer.from('"', 'latin1');
 
 export interface CheckView {
   readonly status: CheckFigures;
@@ -48,14 +52,24 @@ export class CheckViews {
     if (!e.series) return;
     const text = this.text;
     this.#statuses.push(status);
-    this.#at.push(text.add(`{check="${escapeLabelValue(status.id)}"`));
+    text.ascii(CHECK);
+    text.escaped(status.id);
+    text.ascii(QUOTE);
+    this.#at.push(text.end());
     if (!e.perfdata) {
       this.#perf.push(null);
       return;
     }
     let perf = this.limit.readItems(status);
     if (!this.exposure.allLabels) perf = { ...perf, items: perf.items.filter((p) => this.exposure.labels(p.label)) };
-    for (const p of perf.items) text.add(`,label="${escapeLabelValue(p.label)}",uom="${escapeLabelValue(baseUom(p.uom))}"`);
+    for (const p of perf.items) {
+      text.ascii(LABEL);
+      text.escaped(p.label);
+      text.ascii(UOM);
+      text.escaped(baseUom(p.uom));
+      text.ascii(QUOTE);
+      text.end();
+    }
     this.#perf.push(perf);
   }
 

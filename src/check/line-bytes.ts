@@ -18,6 +18,43 @@ const EMPTY = Buffer.alloc(0);
 /** The text of 0 … 1023, most figures a check has (state, attempt, counts, small values). */
 const SMALL = Array.from({ length: 1024 }, (_, i) => Buffer.from(String(i)));
 
+/** The most bytes num() gives (String of a double: "-1.7976931348623157e+308" is 24). */
+const NUM_MAX = 32;
+
+/**
+ * Writes num(v) at b[p] (room for NUM_MAX bytes made); gives the end. Whole
+ * numbers up to 2^53 are written digit by digit (String(v) gives the same
+ * digits: no exponent below 1e21); others go through num(), whose text is
+ * ASCII.
+ */
+function writeNum(b: Buffer, p: number, v: number): number {
+  if (v >= 0 && v < 1024 && Number.isInteger(v)) {
+    const d = SMALL[v];
+    for (let i = 0; i < d.length; i++) b[p++] = d[i];
+    return p;
+  }
+  if (Number.isSafeInteger(v)) {
+    if (v < 0) {
+      b[p++] = 0x2d;
+      v = -v;
+    }
+    const start = p;
+    do {
+      b[p++] = 0x30 + (v % 10);
+      v = Math.floor(v / 10);
+    } while (v > 0);
+    for (let i = start, j = p - 1; i < j; i++, j--) {
+      const t = b[i];
+      b[i] = b[j];
+      b[j] = t;
+    }
+    return p;
+  }
+  const s = num(v);
+  for (let i = 0; i < s.length; i++) b[p++] = s.charCodeAt(i);
+  return p;
+}
+
 export class LineBytes {
   #buf: Buffer;
   #pos = 0;
@@ -63,8 +100,29 @@ export class LineBytes {
 
   /** A sample value as the format writes it (num()). */
   num(v: number): void {
-    if (v >= 0 && v < 1024 && Number.isInteger(v)) this.bytes(SMALL[v]);
-    else this.raw(num(v));
+    this.room(NUM_MAX);
+    this.#pos = writeNum(this.#buf, this.#pos, v);
+  }
+
+  /**
+   * A whole sample line: `name`, piece `at` of `t`, piece `extra` too unless
+   * it is -1, `labels` (text after them, or null), `} `, the value and a line
+   * feed. One look at the room left for all of it: a scrape writes millions.
+   */
+  line(name: Uint8Array, t: ScrapeText, at: number, extra: number, labels: Uint8Array | null, v: number): void {
+    const more = (extra < 0 ? 0 : t.bytes(extra)) + (labels === null ? 0 : labels.length);
+    this.room(name.length + t.bytes(at) + more + NUM_MAX + 3);
+    const b = this.#buf;
+    let p = this.#pos;
+    for (let i = 0; i < name.length; i++) b[p++] = name[i];
+    p += t.copy(at, b, p);
+    if (extra >= 0) p += t.copy(extra, b, p);
+    if (labels !== null) for (let i = 0; i < labels.length; i++) b[p++] = labels[i];
+    b[p++] = 0x7d; // }
+    b[p++] = 0x20;
+    p = writeNum(b, p, v);
+    b[p++] = 0x0a;
+    this.#pos = p;
   }
 
   /** Text as it is, UTF-8 (names, numbers, escaped values). */

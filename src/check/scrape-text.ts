@@ -10,6 +10,8 @@
 // threshold to that size and kept such chunks in its heap: RSS rose ~15 MiB a
 // scrape with the V8 heap flat (issue 19). Allocations of one size are reused.
 
+import { escapeLabelValue } from './metrics-text';
+
 const SEG_BITS = 18;
 const SEG = 1 << SEG_BITS;
 const SEG_MASK = SEG - 1;
@@ -29,6 +31,12 @@ export class ScrapeText {
 
   /** Adds `s` (already escaped) as the next piece; gives its index. */
   add(s: string): number {
+    this.#text(s);
+    return this.end();
+  }
+
+  /** Appends `s` (already escaped) to the piece being made. */
+  #text(s: string): void {
     const at = this.#len & SEG_MASK;
     // A piece may run on into the next segment: encoded apart first (rare at this size).
     if (SEG - at >= 3 * s.length && this.#len + 3 * s.length <= MAX_BYTES) {
@@ -36,6 +44,56 @@ export class ScrapeText {
     } else {
       this.#put(Buffer.from(s, 'utf8'));
     }
+  }
+
+  /** Appends bytes as they are (ASCII text encoded once) to the piece being made. */
+  ascii(b: Uint8Array): void {
+    const at = this.#len & SEG_MASK;
+    if (SEG - at < b.length || this.#len + b.length > MAX_BYTES) {
+      this.#put(b);
+      return;
+    }
+    const seg = this.#seg(this.#len >>> SEG_BITS);
+    for (let i = 0; i < b.length; i++) seg[at + i] = b[i];
+    this.#len += b.length;
+  }
+
+  /**
+   * Appends a label value to the piece being made, escaped as the format
+   * says (escapeLabelValue): ASCII a byte at a time, no string made; text
+   * with other characters goes through escapeLabelValue and UTF-8.
+   */
+  escaped(s: string): void {
+    const at = this.#len & SEG_MASK;
+    // An escape is 2 bytes for 1 unit; other text at most 3 bytes a unit.
+    if (SEG - at < 3 * s.length || this.#len + 3 * s.length > MAX_BYTES) {
+      this.#text(escapeLabelValue(s));
+      return;
+    }
+    const seg = this.#seg(this.#len >>> SEG_BITS);
+    let p = at;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) {
+        this.#len += p - at;
+        this.#text(escapeLabelValue(s.slice(i)));
+        return;
+      }
+      if (c === 0x5c || c === 0x22) {
+        seg[p++] = 0x5c;
+        seg[p++] = c;
+      } else if (c === 0x0a) {
+        seg[p++] = 0x5c;
+        seg[p++] = 0x6e;
+      } else {
+        seg[p++] = c;
+      }
+    }
+    this.#len += p - at;
+  }
+
+  /** Ends the piece being made (what ascii() and escaped() appended since the last end); gives its index. */
+  end(): number {
     const k = this.#n;
     const chunk = k >>> IDX_BITS;
     if (chunk === this.#ends.length) this.#ends.push(new Uint32Array(IDX));
@@ -49,12 +107,12 @@ export class ScrapeText {
     return this.#segs[i];
   }
 
-  #put(b: Buffer): void {
+  #put(b: Uint8Array): void {
     if (this.#len + b.length > MAX_BYTES) throw new RangeError('a scrape\'s ids and labels take more than 4 GiB');
     for (let i = 0; i < b.length;) {
       const at = this.#len & SEG_MASK;
       const n = Math.min(SEG - at, b.length - i);
-      b.copy(this.#seg(this.#len >>> SEG_BITS), at, i, i + n);
+      this.#seg(this.#len >>> SEG_BITS).set(b.subarray(i, i + n), at);
       i += n;
       this.#len += n;
     }
