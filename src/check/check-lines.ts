@@ -77,47 +77,47 @@ function droppedLine(out: LineBytes, c: CheckView, reason: Buffer, n: number): v
 
 const writers = new Map<string, LineWriter>([
   [NAMES.interval, (c, out) => {
-    line(out, N.interval, c, c.status.definition.interval / 1000);
+    line(out, N.interval, c, c.interval / 1000);
   }],
   [NAMES.running, (c, out) => {
-    line(out, N.running, c, c.status.running ? 1 : 0);
+    line(out, N.running, c, c.running ? 1 : 0);
   }],
   [NAMES.state, (c, out) => {
-    const l = c.status.last;
+    const l = c.last;
     if (l === null) return;
     line(out, N.state, c, l.state);
   }],
   [NAMES.stateType, (c, out) => {
-    const l = c.status.last;
+    const l = c.last;
     if (l === null) return;
     line(out, N.stateType, c, l.stateType === 'HARD' ? 1 : 0);
   }],
   [NAMES.attempt, (c, out) => {
-    const l = c.status.last;
+    const l = c.last;
     if (l === null) return;
     line(out, N.attempt, c, l.attempt);
   }],
   [NAMES.maxAttempts, (c, out) => {
-    const l = c.status.last;
+    const l = c.last;
     if (l === null) return;
     line(out, N.maxAttempts, c, l.maxAttempts);
   }],
   [NAMES.lastRun, (c, out) => {
-    const l = c.status.last;
+    const l = c.last;
     if (l === null) return;
     line(out, N.lastRun, c, l.finishedAt / 1000);
   }],
   [NAMES.lastChange, (c, out) => {
-    if (c.status.last === null) return;
-    line(out, N.lastChange, c, (c.status.lastStateChangeAt ?? NaN) / 1000);
+    if (c.last === null) return;
+    line(out, N.lastChange, c, c.changedAt / 1000);
   }],
   [NAMES.execution, (c, out) => {
-    const l = c.status.last;
+    const l = c.last;
     if (l === null) return;
     line(out, N.execution, c, l.durationMs / 1000);
   }],
   [NAMES.latency, (c, out) => {
-    const l = c.status.last;
+    const l = c.last;
     if (l === null) return;
     line(out, N.latency, c, l.latencyMs / 1000);
   }],

@@ -5,6 +5,7 @@
 // is kept between scrapes: kept per check it was ~150 MB at 100,000 checks
 // with five perfdata items each, and RSS 700 MiB against issue 19's 400.
 import type { CheckFigures } from './check-status';
+import type { RunFigures } from './last-run';
 import { allFamilies, isPerCheck } from './families';
 import { checkExposure, type PerfdataExposure } from './metrics-options';
 import type { PerfdataLimit, PerfItems } from './perfdata-limit';
@@ -19,7 +20,13 @@ const UOM = Buffer.from('",uom="', 'latin1');
 const QUOTE = Buffer.from('"', 'latin1');
 
 export interface CheckView {
-  readonly status: CheckFigures;
+  /** The definition's interval, ms. */
+  readonly interval: number;
+  readonly running: boolean;
+  /** The last result as the scrape began (null before the first). */
+  readonly last: RunFigures | null;
+  /** lastStateChangeAt, NaN for null. */
+  readonly changedAt: number;
   /** The scrape's text, and the piece `{check="<id>"` (no closing brace) in it: every per-check line starts its labels so. */
   readonly text: ScrapeText;
   readonly at: number;
@@ -30,20 +37,28 @@ export interface CheckView {
 /**
  * One scrape's views of its checks, kept as columns: a view object per
  * check lived as long as the scrape and was promoted with it, every scrape
- * (~5 MB at 100,000 checks). view(i) gives one object, set to check i.
+ * (~5 MB at 100,000 checks), and so did the status a source gives per
+ * check (its figures are copied here; the status dies young). view(i)
+ * gives one object, set to check i.
  */
 export class CheckViews {
-  readonly #statuses: CheckFigures[] = [];
+  // NaN first: these arrays hold doubles, never number boxes.
+  readonly #interval: number[] = [NaN];
+  readonly #changedAt: number[] = [NaN];
+  readonly #running: boolean[] = [];
+  readonly #last: Array<RunFigures | null> = [];
   readonly #at: number[] = [];
   readonly #perf: Array<PerfItems | null> = [];
-  readonly #view: { status: CheckFigures | null; text: ScrapeText; at: number; perf: PerfItems | null };
+  readonly #view: { interval: number; running: boolean; last: RunFigures | null; changedAt: number; text: ScrapeText; at: number; perf: PerfItems | null };
 
   constructor(readonly text: ScrapeText, readonly limit: PerfdataLimit, readonly exposure: PerfdataExposure) {
-    this.#view = { status: null, text, at: 0, perf: null };
+    this.#view = { interval: NaN, running: false, last: null, changedAt: NaN, text, at: 0, perf: null };
+    this.#interval.length = 0;
+    this.#changedAt.length = 0;
   }
 
   get length(): number {
-    return this.#statuses.length;
+    return this.#at.length;
   }
 
   /** Adds the check as its series see it, unless it exposes none; a new result is admitted to its caps now. */
@@ -51,7 +66,10 @@ export class CheckViews {
     const e = checkExposure(status, this.exposure);
     if (!e.series) return;
     const text = this.text;
-    this.#statuses.push(status);
+    this.#interval.push(status.definition.interval);
+    this.#changedAt.push(status.lastStateChangeAt ?? NaN);
+    this.#running.push(status.running);
+    this.#last.push(status.last);
     text.ascii(CHECK);
     text.escaped(status.id);
     text.ascii(QUOTE);
@@ -76,9 +94,12 @@ export class CheckViews {
   /** Check i's view: the same object for every i, valid until the next call. */
   view(i: number): CheckView {
     const v = this.#view;
-    v.status = this.#statuses[i];
+    v.interval = this.#interval[i];
+    v.changedAt = this.#changedAt[i];
+    v.running = this.#running[i];
+    v.last = this.#last[i];
     v.at = this.#at[i];
     v.perf = this.#perf[i];
-    return v as CheckView;
+    return v;
   }
 }
