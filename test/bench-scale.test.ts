@@ -72,8 +72,8 @@ describe.skipIf(!existsSync(CHECK_DUMMY))('noshell bench --scale', () => {
     }
 
     // Every check reported (200 at 800/s: within a second or so), memory and three scrapes then.
-    expect(full, full.join(' | ')).toHaveLength(8);
-    const [, reportedAfter, fullRss, fullHeap, , fullScrapes, fullMiB, fullBlock] = full;
+    expect(full, full.join(' | ')).toHaveLength(9);
+    const [, reportedAfter, fullRss, fullHeap, , fullScrapes, fullMiB, fullBlock, loopThread] = full;
     expect(reportedAfter).not.toContain('only');
     expect(Number(reportedAfter)).toBeGreaterThan(0);
     expect(numbers(fullRss)[0]).toBeGreaterThan(20);
@@ -82,6 +82,14 @@ describe.skipIf(!existsSync(CHECK_DUMMY))('noshell bench --scale', () => {
     // Every check has its perfdata series now: more text than the main phase's scrape, which had some without.
     expect(Number(fullMiB)).toBeGreaterThanOrEqual(Number(scrapeMiB));
     expect(Number.isFinite(Number(fullBlock))).toBe(true);
+    // The event-loop thread's CPU and run-queue wait over the scrapes, where this kernel keeps them (it does for this process too).
+    if (existsSync(`/proc/self/task/${process.pid}/schedstat`)) {
+      const [cpu, wait] = loopThread.split(' / ').map(Number);
+      expect(cpu, loopThread).toBeGreaterThanOrEqual(0);
+      expect(wait, loopThread).toBeGreaterThanOrEqual(0);
+    } else {
+      expect(loopThread).toBe('-');
+    }
 
     // The baseline run, the measured one and the filled one, each gone.
     const spawned = [...r.stderr.matchAll(/noshell run pid (\d+) \(\d+ checks? in (\S+)\)/g)];

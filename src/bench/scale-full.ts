@@ -34,6 +34,13 @@ export interface FullRow {
   heapPerCheckKiB: number;
   scrapes: Scrape[];
   scrapeBlockMs: number;
+  /**
+   * Over the scrapes (request to last byte), the event-loop thread's time
+   * on a CPU and waiting for one, ms (NaN: not known here). A block can be
+   * work, or the thread runnable while the CPUs run others (the checks).
+   */
+  loopCpuMs: number;
+  loopWaitMs: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -55,9 +62,15 @@ export async function measureFull(
     while (p.results.length < n && Date.now() - from < 3 * intervalMs + 10_000) await sleep(100);
     const fillMs = Date.now() - from;
     const scrapes: Scrape[] = [];
+    let loopCpuMs = 0;
+    let loopWaitMs = 0;
     for (let k = 0; k < SCRAPES; k++) {
       if (k > 0) await sleep(SCRAPE_GAP_MS);
+      const before = p.loopThreadSched();
       scrapes.push(await scrape(url, SCRAPE_TIMEOUT_MS));
+      const after = p.loopThreadSched();
+      loopCpuMs += before === null || after === null ? NaN : after.cpuMs - before.cpuMs;
+      loopWaitMs += before === null || after === null ? NaN : after.waitMs - before.waitMs;
     }
     // The last window after the last scrape: its block is reported a window later.
     await sleep(2 * o.windowMs);
@@ -66,7 +79,7 @@ export async function measureFull(
     return {
       checks: n, fillMs, filled: p.results.length >= n, results: p.results.length, rssMiB: mem.rssKiB / 1024,
       peakRssMiB: mem.hwmKiB / 1024, heapMiB: heap / 2 ** 20, heapPerCheckKiB: (heap - base.heapBytes) / 1024 / n, scrapes,
-      scrapeBlockMs: Math.max(0, ...scrapes.map((s) => blockIn(p.windows, s.startAt, s.endAt))),
+      scrapeBlockMs: Math.max(0, ...scrapes.map((s) => blockIn(p.windows, s.startAt, s.endAt))), loopCpuMs, loopWaitMs,
     };
   } finally {
     await p.stop();

@@ -117,6 +117,22 @@ export class ScaleProcess {
     return { rssKiB: field('VmRSS'), hwmKiB: field('VmHWM') };
   }
 
+  /**
+   * The event-loop thread's time on a CPU and waiting for one (runnable, not
+   * running), ms, from /proc/PID/task/PID/schedstat; null where the kernel
+   * keeps no such figures (CONFIG_SCHED_INFO off) or the process is gone.
+   */
+  loopThreadSched(): { cpuMs: number; waitMs: number } | null {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${this.pid}/task/${this.pid}/schedstat`, 'latin1');
+    } catch {
+      return null;
+    }
+    const [run, wait] = text.trim().split(' ').map(Number);
+    return Number.isFinite(run) && Number.isFinite(wait) ? { cpuMs: run / 1e6, waitMs: wait / 1e6 } : null;
+  }
+
   /** The last loop-delay window's heap in use, bytes (NaN before the first). */
   heapUsed(): number {
     return this.windows.at(-1)?.heapUsedBytes ?? NaN;

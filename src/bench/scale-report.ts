@@ -23,7 +23,9 @@ function triple(l: Latency): string {
 /** What the tables' marks mean, for the lines under them. */
 export const SCALE_NOTES = 'Latency: of the checks due in the period, from their result lines (start less due time); ' +
   '"≥": some due checks had not started 60 s after the last phase (the loop was that far behind), so these are the ones that did. ' +
-  'Blocks: the longest event-loop block noshell reported in a 100 ms window ending in the period; "-" in "otherwise": the scrapes took all of it.';
+  'Blocks: the longest event-loop block noshell reported in a 100 ms window ending in the period; "-" in "otherwise": the scrapes took all of it. ' +
+  'Loop thread: its time on a CPU and runnable but waiting for one over the three scrapes (/proc/PID/task/PID/schedstat): ' +
+  'a block is the loop\'s own work, or the thread kept off the CPUs by the checks it runs.';
 
 export function formatScaleTable(rows: readonly ScaleRow[]): string {
   const head = ['checks', 'interval s', 'start s', 'RSS MiB (peak)', 'RSS KiB/check', 'heap MiB', 'heap KiB/check',
@@ -58,7 +60,7 @@ export function formatReloadTable(rows: readonly ScaleRow[]): string {
 /** The run at FILL_RATE until every check had reported once: memory and scrapes at full size. */
 export function formatFullTable(rows: readonly FullRow[]): string {
   const head = [`checks (all run at ${FILL_RATE}/s)`, 'reported after s', 'RSS MiB (peak)', 'heap MiB', 'heap KiB/check',
-    'scrapes s', 'scrape MiB', 'longest block in a scrape ms'];
+    'scrapes s', 'scrape MiB', 'longest block in a scrape ms', 'loop thread in the scrapes: on a CPU / waiting for one, s'];
   const body = rows.map((r) => {
     const ok = r.scrapes.filter((s) => s.error === null);
     const failed = r.scrapes.length - ok.length;
@@ -67,6 +69,7 @@ export function formatFullTable(rows: readonly FullRow[]): string {
       `${fixed(r.rssMiB, 0)} (${fixed(r.peakRssMiB, 0)})`, fixed(r.heapMiB, 0), fixed(r.heapPerCheckKiB, 2),
       `${r.scrapes.map((s) => (s.error === null ? sec(s.ms) : 'failed')).join(' / ')}${failed > 0 ? ` (${r.scrapes.find((s) => s.error !== null)!.error})` : ''}`,
       fixed((ok.at(-1)?.bytes ?? NaN) / 2 ** 20, 1), fmtMs(r.scrapeBlockMs),
+      Number.isNaN(r.loopCpuMs) ? '-' : `${sec(r.loopCpuMs)} / ${sec(r.loopWaitMs)}`,
     ]);
   });
   return [line(head), `|${head.map(() => '--:').join('|')}|`, ...body].join('\n');
