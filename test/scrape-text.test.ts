@@ -85,6 +85,19 @@ describe('ScrapeText', () => {
   });
 });
 
+describe('ScrapeText.escaped with what is not a string', () => {
+  it('writes its text, as a template string did (a source in plain JavaScript may give a number or an object as an id)', () => {
+    const t = new ScrapeText();
+    for (const v of [123, { toString: () => 'o"bj' }, null, undefined]) {
+      t.escaped(v as unknown as string);
+      t.end();
+    }
+    const to = Buffer.alloc(64);
+    const got = [0, 1, 2, 3].map((k) => to.toString('utf8', 0, t.copy(k, to, 0)));
+    expect(got).toEqual(['123', 'o\\"bj', 'null', 'undefined']);
+  });
+});
+
 describe('LineBytes', () => {
   const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('latin1');
 

@@ -66,14 +66,15 @@ export class CheckViews {
     const e = checkExposure(status, this.exposure);
     if (!e.series) return;
     const text = this.text;
-    this.#interval.push(status.definition.interval);
-    this.#changedAt.push(status.lastStateChangeAt ?? NaN);
-    this.#running.push(status.running);
-    this.#last.push(status.last);
+    // The piece first: if it throws (past 4 GiB), no column is a row longer than the others.
     text.ascii(CHECK);
     text.escaped(status.id);
     text.ascii(QUOTE);
     this.#at.push(text.end());
+    this.#interval.push(status.definition.interval);
+    this.#changedAt.push(status.lastStateChangeAt ?? NaN);
+    this.#running.push(status.running);
+    this.#last.push(status.last);
     if (!e.perfdata) {
       this.#perf.push(null);
       return;

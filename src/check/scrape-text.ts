@@ -64,6 +64,8 @@ export class ScrapeText {
    * with other characters goes through escapeLabelValue and UTF-8.
    */
   escaped(s: string): void {
+    // A source in plain JavaScript may give a number or an object: written as its text, as a template string did.
+    if (typeof s !== 'string') s = String(s);
     const at = this.#len & SEG_MASK;
     // An escape is 2 bytes for 1 unit; other text at most 3 bytes a unit.
     if (SEG - at < 3 * s.length || this.#len + 3 * s.length > MAX_BYTES) {
