@@ -80,22 +80,9 @@ export class LineBytes {
     this.#pos = 0;
   }
 
-  /** Bytes as they are (text encoded once: names, punctuation). */
-  bytes(b: Uint8Array): void {
-    this.room(b.length);
-    this.#buf.set(b, this.#pos);
-    this.#pos += b.length;
-  }
-
   byte(c: number): void {
     this.room(1);
     this.#buf[this.#pos++] = c;
-  }
-
-  /** A piece of the scrape's text. */
-  piece(t: ScrapeText, k: number): void {
-    this.room(t.bytes(k));
-    this.#pos += t.copy(k, this.#buf, this.#pos);
   }
 
   /** A sample value as the format writes it (num()). */
