@@ -21,6 +21,9 @@
         "executor-request.cc",
         "executor-addon.cc",
         "executor-results.cc",
+        "scrape-lines.c",
+        "scrape-number.c",
+        "scrape-lines-addon.cc",
         "addon.cc"
       ],
       "include_dirs": [

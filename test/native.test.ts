@@ -38,6 +38,21 @@ describe('native core (C, no Node)', () => {
     expect(Number(out.split(' ')[0])).toBeGreaterThanOrEqual(18);
   });
 
+  // A scrape's line writer (native/scrape-lines.c): each family's lines,
+  // numbers, room, pieces over a segment's end, bad columns refused, and
+  // 20,000 random column sets never read or written out of bounds.
+  it('writes a scrape\'s per-check lines and refuses columns that do not hold together, under AddressSanitizer and UBSan', () => {
+    const bin = path.join(dir, 'scrape-lines-test');
+    execFileSync('cc', [
+      '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-fsanitize=address,undefined', '-fno-sanitize-recover=all',
+      '-fno-omit-frame-pointer', '-o', bin, path.join(root, 'test', 'native', 'scrape-lines-test.c'),
+      path.join(root, 'native', 'scrape-lines.c'), path.join(root, 'native', 'scrape-number.c'), '-lm',
+    ]);
+    const out = execFileSync(bin, { encoding: 'utf8', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' } });
+    expect(out).toMatch(/^(\d+) passed, 0 failed\n$/);
+    expect(Number(out.split(' ')[0])).toBeGreaterThanOrEqual(90);
+  });
+
   // The child's fallback for real: /proc faked (a directory whose
   // self/status says no signal is ignored or caught, bind-mounted over it)
   // and /proc hidden (an empty tmpfs). The child must reset every signal
