@@ -111,6 +111,20 @@ export interface NativeBinding {
   execCancel(id: number): void;
   /** [queued, running, busy ms, spawned] of this environment's executor. */
   execStats(): [number, number, number, number];
+  /**
+   * Writes per-check family `family`'s sample lines (`name` + labels + value)
+   * of checks state[0] … state[1] - 1 into `out` at state[2], from a
+   * scrape's columns (row, bits, at, item0, slot0, ibits, ipiece, slots) and
+   * pieces (native/scrape-lines.h; state[3…6]: checks,
+   * items, slots and pieces in them), and moves state[0] and state[2] on.
+   * Gives 0 when done, else the bytes the next check needs (make room, call
+   * again); a TypeError when the columns do not hold together.
+   */
+  scrapeLines(
+    family: number, name: Uint8Array,
+    columns: readonly [Float64Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Float64Array],
+    segments: readonly Uint8Array[], ends: readonly Uint32Array[], state: Float64Array, out: Uint8Array,
+  ): number;
   /** Names of noshell_step_t values, by index. */
   readonly steps: readonly string[];
   /**

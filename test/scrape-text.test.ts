@@ -1,27 +1,35 @@
 // ScrapeText: a scrape's repeated pieces as one run of UTF-8 bytes kept in
 // fixed segments (src/check/scrape-text.ts). Every piece must come back
-// byte for byte, also where it runs across segments or the offsets' chunks.
+// byte for byte, also where it runs across segments or the offsets' chunks,
+// read as the addon reads them (its segments and its ends).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LineBytes } from '../src/check/line-bytes';
-import { escapeLabelValue, num } from '../src/check/metrics-text';
+import { escapeLabelValue } from '../src/check/metrics-text';
 import { ScrapeText } from '../src/check/scrape-text';
 
 const SEG = 256 * 1024;
+
+/** Piece k's bytes, read from the segments where ends say it is (as native/scrape-lines.c does). */
+function pieceOf(t: ScrapeText, k: number): Buffer {
+  const end = (i: number) => t.endChunks[i >>> 16][i & 0xffff];
+  const last = end(k);
+  const parts: Buffer[] = [];
+  for (let p = k === 0 ? 0 : end(k - 1); p < last;) {
+    const o = p & (SEG - 1);
+    const n = Math.min(SEG - o, last - p);
+    parts.push(t.segments[Math.floor(p / SEG)].subarray(o, o + n));
+    p += n;
+  }
+  return Buffer.concat(parts);
+}
 
 function check(pieces: string[]): void {
   const t = new ScrapeText();
   const ks = pieces.map((p) => t.add(p));
   expect(ks).toEqual(pieces.map((_, i) => i));
-  const to = Buffer.alloc(pieces.reduce((m, p) => Math.max(m, 3 * p.length), 0) + 8);
+  expect(t.count).toBe(pieces.length);
   for (let k = 0; k < pieces.length; k++) {
-    const want = Buffer.from(pieces[k], 'utf8');
-    expect(t.bytes(k), `piece ${k}`).toBe(want.length);
-    to.fill(0x2a);
-    expect(t.copy(k, to, 3)).toBe(want.length);
-    if (!to.subarray(3, 3 + want.length).equals(want)) expect.fail(`piece ${k} of ${pieces.length} differs`);
-    // Nothing written past it.
-    expect(to[3 + want.length]).toBe(0x2a);
+    if (!pieceOf(t, k).equals(Buffer.from(pieces[k], 'utf8'))) expect.fail(`piece ${k} of ${pieces.length} differs`);
   }
 }
 
@@ -75,11 +83,8 @@ describe('ScrapeText', () => {
         expect(t.end()).toBe(want.length);
         want.push(`,label="${escapeLabelValue(a)},label="${escapeLabelValue(b)}`);
       }
-      const to = Buffer.alloc(3 * want.reduce((m, p) => Math.max(m, p.length), 0));
       for (let k = 0; k < want.length; k++) {
-        const w = Buffer.from(want[k], 'utf8');
-        const n = t.copy(k, to, 0);
-        if (n !== w.length || !to.subarray(0, n).equals(w)) expect.fail(`piece ${k} differs`);
+        if (!pieceOf(t, k).equals(Buffer.from(want[k], 'utf8'))) expect.fail(`piece ${k} differs`);
       }
     }), { numRuns: 60, seed: 12 });
   });
@@ -92,42 +97,19 @@ describe('ScrapeText.escaped with what is not a string', () => {
       t.escaped(v as unknown as string);
       t.end();
     }
-    const to = Buffer.alloc(64);
-    const got = [0, 1, 2, 3].map((k) => to.toString('utf8', 0, t.copy(k, to, 0)));
+    const got = [0, 1, 2, 3].map((k) => pieceOf(t, k).toString('utf8'));
     expect(got).toEqual(['123', 'o\\"bj', 'null', 'undefined']);
   });
 });
 
-describe('LineBytes', () => {
-  const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('latin1');
-
-  it('writes every number as num() does: whole ones digit by digit (safe integers, either sign), others as String gives them', () => {
-    const edge = [0, -0, 1, 1023, 1024, -1, -1024, 2 ** 31, 2 ** 32 + 1, 2 ** 53 - 1, -(2 ** 53 - 1), 2 ** 53, -(2 ** 53), 1e21, 1e-7, 0.1, NaN, Infinity, -Infinity, Number.MIN_VALUE, -Number.MAX_VALUE, 1764770000.123];
-    const v = fc.oneof(fc.double(), fc.integer(), fc.maxSafeInteger(), fc.constantFrom(...edge));
-    fc.assert(fc.property(fc.array(v, { maxLength: 50 }), (vs) => {
-      const out = new LineBytes(64);
-      for (const x of vs) {
-        out.num(x);
-        out.byte(0x0a);
-      }
-      expect(text(out.take(true))).toBe(vs.map((x) => `${num(x)}\n`).join(''));
-    }), { numRuns: 300, seed: 12 });
-  });
-
-  it('a whole line is its pieces, the labels, the value and a line feed, never split between chunks', () => {
-    const t = new ScrapeText();
-    const id = t.add('{check="c1"');
-    const item = t.add(',label="l",uom="s"');
-    const out = new LineBytes(48);
-    const name = Buffer.from('noshell_check_perfdata');
-    const more = Buffer.from(',alert="inside",bound="low"');
-    out.line(name, t, id, -1, null, 3);
-    out.line(name, t, id, item, null, 1 - 2 ** 53);
-    out.line(name, t, id, item, more, 0.25);
-    const chunks = out.take(true);
-    const lines = ['noshell_check_perfdata{check="c1"} 3\n', 'noshell_check_perfdata{check="c1",label="l",uom="s"} -9007199254740991\n', 'noshell_check_perfdata{check="c1",label="l",uom="s",alert="inside",bound="low"} 0.25\n'];
-    expect(text(chunks)).toBe(lines.join(''));
-    // Each chunk ends at a line's end: no line is split (a chunk of 48 bytes holds none of these whole, so each line is a chunk).
-    expect(chunks.map((c) => c.toString('latin1'))).toEqual(lines);
+describe('ScrapeText.number', () => {
+  it('adds a number\'s text as a piece of its own, also across a segment\'s end', () => {
+    fc.assert(fc.property(fc.nat(30), fc.array(fc.double(), { minLength: 1, maxLength: 40 }), (short, vs) => {
+      const t = new ScrapeText();
+      t.add('f'.repeat(SEG - short));
+      const ks = vs.map((v) => t.number(String(v)));
+      expect(ks).toEqual(vs.map((_, i) => i + 1));
+      for (let i = 0; i < vs.length; i++) expect(pieceOf(t, ks[i]).toString('latin1')).toBe(String(vs[i]));
+    }), { numRuns: 100, seed: 5 });
   });
 });

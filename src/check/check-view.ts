@@ -1,15 +1,23 @@
-// One scrape's view of each check: its status as the scrape began, the
-// `{check="<id>"` its lines start with, and the perfdata items it exposes.
-// A scrape renders the per-check families from these, one family a pass
-// over all checks (the format wants each family's lines together). No text
-// is kept between scrapes: kept per check it was ~150 MB at 100,000 checks
-// with five perfdata items each, and RSS 700 MiB against issue 19's 400.
+// One scrape's view of its checks, as columns of numbers the addon writes
+// the per-check families from (native/scrape-lines.h, issue 19): each
+// check's status is read once, when the scrape begins, into a row of
+// doubles and its perfdata items into slots, and the text the lines repeat
+// (`{check="<id>"`, each item's `,label="…",uom="…"`) and every number that
+// is not a whole one into the scrape's pieces. No text is kept between
+// scrapes: kept per check it was ~150 MB at 100,000 checks with five
+// perfdata items each, and RSS 700 MiB against issue 19's 400. The column
+// layout is native/scrape-lines.h's; the text must come out byte for byte
+// as renderFamilies gives it (test/metrics-render.test.ts renders both over
+// random histories).
 import type { CheckFigures } from './check-status';
-import type { RunFigures } from './last-run';
+import { decimalOf } from './decimal';
 import { allFamilies, isPerCheck } from './families';
 import { checkExposure, type PerfdataExposure } from './metrics-options';
-import type { PerfdataLimit, PerfItems } from './perfdata-limit';
-import { baseUom } from './perfdata-units';
+import type { PerfdataLimit } from './perfdata-limit';
+import { baseUom, scale, unitFactor } from './perfdata-units';
+import type { PerfDatum } from './perfdata';
+import type { ThresholdRange } from './range';
+import { ROW, ScrapeColumns, type ViewColumns } from './scrape-columns';
 import type { ScrapeText } from './scrape-text';
 
 export const perCheckFamilies = allFamilies.filter(isPerCheck);
@@ -19,46 +27,102 @@ const LABEL = Buffer.from(',label="', 'latin1');
 const UOM = Buffer.from('",uom="', 'latin1');
 const QUOTE = Buffer.from('"', 'latin1');
 
-export interface CheckView {
-  /** The definition's interval, ms. */
-  readonly interval: number;
-  readonly running: boolean;
-  /** The last result as the scrape began (null before the first). */
-  readonly last: RunFigures | null;
-  /** lastStateChangeAt, NaN for null. */
-  readonly changedAt: number;
-  /** The scrape's text, and the piece `{check="<id>"` (no closing brace) in it: every per-check line starts its labels so. */
-  readonly text: ScrapeText;
-  readonly at: number;
-  /** null: the check's perfdata series are off. Item j's `,label="…",uom="…"` is piece at + 1 + j. */
-  readonly perf: PerfItems | null;
-}
+// native/scrape-lines.h
+const R = { interval: 0, running: 1, state: 2, stateType: 3, attempt: 4, maxAttempts: 5, lastRun: 6, lastChange: 7, execution: 8, latency: 9, labelSets: 10, dropLimit: 11, dropDuplicate: 12, dropTooLong: 13 } as const;
+const HAS_LAST = 1 << 16;
+const HAS_PERF = 1 << 17;
+const C_DECIMAL = 18;
+const S = { value: 0, warnLow: 1, warnHigh: 2, critLow: 3, critHigh: 4, min: 5, max: 6 } as const;
+const I_WARN = 1 << 8;
+const I_CRIT = 1 << 9;
+const I_MIN = 1 << 10;
+const I_MAX = 1 << 11;
+const I_WARN_INSIDE = 1 << 12;
+const I_CRIT_INSIDE = 1 << 13;
+const I_DECIMAL = 16;
 
-/**
- * One scrape's views of its checks, kept as columns: a view object per
- * check lived as long as the scrape and was promoted with it, every scrape
- * (~5 MB at 100,000 checks), and so did the status a source gives per
- * check (its figures are copied here; the status dies young). view(i)
- * gives one object, set to check i.
- */
+/** Where the addon's call keeps its place (state's slots, native/scrape-lines-addon.cc). */
+export const ViewState = { Next: 0, Stop: 1, Pos: 2, Checks: 3, Items: 4, Slots: 5, Pieces: 6 } as const;
+
+/** Distinct (label, unit) pieces a scrape shares between checks, at most: past it, each item writes its own. */
+const SHARED_ITEM_PIECES = 65_536;
+
 export class CheckViews {
-  // NaN first: these arrays hold doubles, never number boxes.
-  readonly #interval: number[] = [NaN];
-  readonly #changedAt: number[] = [NaN];
-  readonly #running: boolean[] = [];
-  readonly #last: Array<RunFigures | null> = [];
-  readonly #at: number[] = [];
-  readonly #perf: Array<PerfItems | null> = [];
-  readonly #view: { interval: number; running: boolean; last: RunFigures | null; changedAt: number; text: ScrapeText; at: number; perf: PerfItems | null };
+  /** What the addon reads (ViewState), filled by columns(). */
+  readonly state = new Float64Array(7);
+  /** label → base unit → the piece `,label="…",uom="…"`: most checks print the same few labels. */
+  readonly #itemPieces = new Map<string, Map<string, number>>();
+  #shared = 0;
 
-  constructor(readonly text: ScrapeText, readonly limit: PerfdataLimit, readonly exposure: PerfdataExposure) {
-    this.#view = { interval: NaN, running: false, last: null, changedAt: NaN, text, at: 0, perf: null };
-    this.#interval.length = 0;
-    this.#changedAt.length = 0;
-  }
+  constructor(readonly text: ScrapeText, readonly limit: PerfdataLimit, readonly exposure: PerfdataExposure,
+    readonly cols: ScrapeColumns = new ScrapeColumns()) {}
 
   get length(): number {
-    return this.#at.length;
+    return this.cols.n;
+  }
+
+  /**
+   * v as the addon takes it: a safe integer, NaN or ±Inf as it is; a
+   * decimal (decimalOf) with #kind 2; any other number as the index of a
+   * piece with its text, #kind 1.
+   */
+  #num(v: number): number {
+    this.#kind = 0;
+    if (Number.isSafeInteger(v) || (!Number.isFinite(v) && typeof v === 'number')) return v;
+    if (typeof v !== 'number') {
+      // A source in plain JavaScript may give a figure that is not a number: written as its text, as num() does.
+      this.#kind = 1;
+      return this.text.add(String(v));
+    }
+    const d = decimalOf(v);
+    if (!Number.isNaN(d)) {
+      this.#kind = 2;
+      return d;
+    }
+    this.#kind = 1;
+    return this.text.number(String(v));
+  }
+
+  /** What #num() made of its number: 0 itself, 1 a piece, 2 a decimal. */
+  #kind = 0;
+
+  #rowSlot(base: number, slot: number, v: number): number {
+    this.cols.row[base + slot] = this.#num(v);
+    return this.#kind === 0 ? 0 : this.#kind === 1 ? 1 << slot : 1 << (C_DECIMAL + slot);
+  }
+
+  #itemSlot(logical: number, v: number): number {
+    const c = this.cols;
+    c.slots[c.nslots++] = this.#num(v);
+    return this.#kind === 0 ? 0 : this.#kind === 1 ? 1 << logical : 1 << (I_DECIMAL + logical);
+  }
+
+  #range(r: ThresholdRange, f: number, low: number): number {
+    // Finite in the base unit or not (a huge end in PB can overflow it; a plain-JavaScript source may give
+    // one that is not a number): the addon writes finite ends only, as renderFamilies does.
+    const start = scale(r.start, f);
+    const end = scale(r.end, f);
+    return this.#itemSlot(low, Number.isFinite(start) ? start : NaN) | this.#itemSlot(low + 1, Number.isFinite(end) ? end : NaN);
+  }
+
+  /** The piece `,label="<label>",uom="<unit>"`, made once per scrape for the first SHARED_ITEM_PIECES of them. */
+  #itemPiece(label: string, uom: string): number {
+    let units = this.#itemPieces.get(label);
+    const k = units?.get(uom);
+    if (k !== undefined) return k;
+    const text = this.text;
+    text.ascii(LABEL);
+    text.escaped(label);
+    text.ascii(UOM);
+    text.escaped(uom);
+    text.ascii(QUOTE);
+    const piece = text.end();
+    if (this.#shared < SHARED_ITEM_PIECES && typeof label === 'string' && typeof uom === 'string') {
+      if (units === undefined) this.#itemPieces.set(label, (units = new Map<string, number>()));
+      units.set(uom, piece);
+      this.#shared++;
+    }
+    return piece;
   }
 
   /** Adds the check as its series see it, unless it exposes none; a new result is admitted to its caps now. */
@@ -66,41 +130,59 @@ export class CheckViews {
     const e = checkExposure(status, this.exposure);
     if (!e.series) return;
     const text = this.text;
-    // The piece first: if it throws (past 4 GiB), no column is a row longer than the others.
+    const c = this.cols;
+    // Pieces first: if one throws (past 4 GiB), no column has a row more than the others.
     text.ascii(CHECK);
     text.escaped(status.id);
     text.ascii(QUOTE);
-    this.#at.push(text.end());
-    this.#interval.push(status.definition.interval);
-    this.#changedAt.push(status.lastStateChangeAt ?? NaN);
-    this.#running.push(status.running);
-    this.#last.push(status.last);
-    if (!e.perfdata) {
-      this.#perf.push(null);
-      return;
+    const at = text.end();
+    let items: readonly PerfDatum[] | null = null;
+    let perf = null;
+    if (e.perfdata) {
+      perf = this.limit.readItems(status);
+      items = this.exposure.allLabels ? perf.items : perf.items.filter((p) => this.exposure.labels(p.label));
     }
-    let perf = this.limit.readItems(status);
-    if (!this.exposure.allLabels) perf = { ...perf, items: perf.items.filter((p) => this.exposure.labels(p.label)) };
-    for (const p of perf.items) {
-      text.ascii(LABEL);
-      text.escaped(p.label);
-      text.ascii(UOM);
-      text.escaped(baseUom(p.uom));
-      text.ascii(QUOTE);
-      text.end();
+    c.room(items === null ? 0 : items.length);
+    const i = c.n;
+    if (items !== null) for (let j = 0; j < items.length; j++) c.ipiece[c.nitems + j] = this.#itemPiece(items[j].label, baseUom(items[j].uom));
+    const base = i * ROW;
+    let bits = this.#rowSlot(base, R.interval, status.definition.interval / 1000) | this.#rowSlot(base, R.running, status.running ? 1 : 0);
+    const l = status.last;
+    if (l !== null) {
+      bits |= HAS_LAST | this.#rowSlot(base, R.state, l.state) | this.#rowSlot(base, R.stateType, l.stateType === 'HARD' ? 1 : 0) |
+        this.#rowSlot(base, R.attempt, l.attempt) | this.#rowSlot(base, R.maxAttempts, l.maxAttempts) |
+        this.#rowSlot(base, R.lastRun, l.finishedAt / 1000) | this.#rowSlot(base, R.lastChange, (status.lastStateChangeAt ?? NaN) / 1000) |
+        this.#rowSlot(base, R.execution, l.durationMs / 1000) | this.#rowSlot(base, R.latency, l.latencyMs / 1000);
     }
-    this.#perf.push(perf);
+    c.at[i] = at;
+    c.item0[i] = c.nitems;
+    c.slot0[i] = c.nslots;
+    if (perf !== null && items !== null) {
+      bits |= HAS_PERF | this.#rowSlot(base, R.labelSets, perf.labelSets) | this.#rowSlot(base, R.dropLimit, perf.dropped.limit) |
+        this.#rowSlot(base, R.dropDuplicate, perf.dropped.duplicate) | this.#rowSlot(base, R.dropTooLong, perf.dropped.tooLong);
+      for (const p of items) {
+        const f = unitFactor(p.uom);
+        let ib = this.#itemSlot(S.value, p.value === null ? NaN : scale(p.value, f));
+        if (p.warn !== undefined) ib |= I_WARN | (p.warn.alertInside ? I_WARN_INSIDE : 0) | this.#range(p.warn, f, S.warnLow);
+        if (p.crit !== undefined) ib |= I_CRIT | (p.crit.alertInside ? I_CRIT_INSIDE : 0) | this.#range(p.crit, f, S.critLow);
+        if (p.min !== undefined) ib |= I_MIN | this.#itemSlot(S.min, scale(p.min, f));
+        if (p.max !== undefined) ib |= I_MAX | this.#itemSlot(S.max, scale(p.max, f));
+        c.ibits[c.nitems++] = ib;
+      }
+    }
+    c.bits[i] = bits;
+    c.n = i + 1;
+    c.item0[i + 1] = c.nitems;
   }
 
-  /** Check i's view: the same object for every i, valid until the next call. */
-  view(i: number): CheckView {
-    const v = this.#view;
-    v.interval = this.#interval[i];
-    v.changedAt = this.#changedAt[i];
-    v.running = this.#running[i];
-    v.last = this.#last[i];
-    v.at = this.#at[i];
-    v.perf = this.#perf[i];
-    return v;
+  /** The columns as they are now, and state's counts set to them. */
+  columns(): ViewColumns {
+    const st = this.state;
+    const c = this.cols;
+    st[ViewState.Checks] = c.n;
+    st[ViewState.Items] = c.nitems;
+    st[ViewState.Slots] = c.nslots;
+    st[ViewState.Pieces] = this.text.count;
+    return c.arrays;
   }
 }

@@ -1,59 +1,24 @@
 // Exposition text written as UTF-8 straight into buffers (issue 19). A scrape
 // of 100,000 checks is ~150 MB: made as strings it was ~300 MB of ropes and
 // flat copies to collect per scrape, and flattening and encoding them took a
-// third of its time. Here each line's pieces are copied into the current
-// buffer, ASCII a byte at a time, and a full buffer is handed out as a chunk
-// of its own. A piece is never split between two chunks: room for the most
-// bytes it can take (3 per UTF-16 unit) is made before it is written.
+// third of its time. The per-check families' lines are written by the addon
+// from the scrape's columns (native/scrape-lines.h), a check's lines all in
+// one buffer; headers and the aggregate families' text here. A full buffer
+// is handed out as a chunk of its own, and nothing is split between two
+// chunks: room for the most bytes a piece can take is made before it is
+// written.
 
-import { num } from './metrics-text';
+import { binding } from '../binding';
 import type { ChunkPool } from './chunk-pool';
-import type { ScrapeText } from './scrape-text';
+import { ViewState, type CheckViews } from './check-view';
 
 /** Bytes per chunk (a /metrics response's socket write). */
 export const CHUNK_BYTES = 1024 * 1024;
 
 const EMPTY = Buffer.alloc(0);
 
-/** The text of 0 … 1023, most figures a check has (state, attempt, counts, small values). */
-const SMALL = Array.from({ length: 1024 }, (_, i) => Buffer.from(String(i)));
-
-/** The most bytes num() gives (String of a double: "-1.7976931348623157e+308" is 24). */
-const NUM_MAX = 32;
-
-/**
- * Writes num(v) at b[p] (room for NUM_MAX bytes made); gives the end. Whole
- * numbers up to 2^53 are written digit by digit (String(v) gives the same
- * digits: no exponent below 1e21); others go through num(), whose text is
- * ASCII.
- */
-function writeNum(b: Buffer, p: number, v: number): number {
-  if (v >= 0 && v < 1024 && Number.isInteger(v)) {
-    const d = SMALL[v];
-    for (let i = 0; i < d.length; i++) b[p++] = d[i];
-    return p;
-  }
-  if (Number.isSafeInteger(v)) {
-    if (v < 0) {
-      b[p++] = 0x2d;
-      v = -v;
-    }
-    const start = p;
-    do {
-      b[p++] = 0x30 + (v % 10);
-      v = Math.floor(v / 10);
-    } while (v > 0);
-    for (let i = start, j = p - 1; i < j; i++, j--) {
-      const t = b[i];
-      b[i] = b[j];
-      b[j] = t;
-    }
-    return p;
-  }
-  const s = num(v);
-  for (let i = 0; i < s.length; i++) b[p++] = s.charCodeAt(i);
-  return p;
-}
+/** Checks per call of the addon: a call writes 2,000–20,000 lines (~33 ns each), and reads the scrape's segments again. */
+const CALL_CHECKS = 2048;
 
 export class LineBytes {
   #buf: Buffer;
@@ -85,31 +50,28 @@ export class LineBytes {
     this.#buf[this.#pos++] = c;
   }
 
-  /** A sample value as the format writes it (num()). */
-  num(v: number): void {
-    this.room(NUM_MAX);
-    this.#pos = writeNum(this.#buf, this.#pos, v);
-  }
-
   /**
-   * A whole sample line: `name`, piece `at` of `t`, piece `extra` too unless
-   * it is -1, `labels` (text after them, or null), `} `, the value and a line
-   * feed. One look at the room left for all of it: a scrape writes millions.
+   * Family `family`'s lines (`name`, the labels, the value) of checks
+   * `next` … `stop` - 1 of `views`, written by the addon
+   * (native/scrape-lines.h). Stops early, at a check boundary, once a
+   * chunk is full (take it) and after CALL_CHECKS checks; gives the
+   * check it stopped at.
    */
-  line(name: Uint8Array, t: ScrapeText, at: number, extra: number, labels: Uint8Array | null, v: number): void {
-    const more = (extra < 0 ? 0 : t.bytes(extra)) + (labels === null ? 0 : labels.length);
-    this.room(name.length + t.bytes(at) + more + NUM_MAX + 3);
-    const b = this.#buf;
-    let p = this.#pos;
-    for (let i = 0; i < name.length; i++) b[p++] = name[i];
-    p += t.copy(at, b, p);
-    if (extra >= 0) p += t.copy(extra, b, p);
-    if (labels !== null) for (let i = 0; i < labels.length; i++) b[p++] = labels[i];
-    b[p++] = 0x7d; // }
-    b[p++] = 0x20;
-    p = writeNum(b, p, v);
-    b[p++] = 0x0a;
-    this.#pos = p;
+  lines(family: number, name: Uint8Array, views: CheckViews, next: number, stop: number): number {
+    const columns = views.columns();
+    const st = views.state;
+    st[ViewState.Next] = next;
+    st[ViewState.Stop] = Math.min(stop, next + CALL_CHECKS);
+    for (;;) {
+      st[ViewState.Pos] = this.#pos;
+      const need = binding.scrapeLines(family, name, columns, views.text.segments, views.text.endChunks, st, this.#buf);
+      this.#pos = st[ViewState.Pos];
+      if (need === 0) return st[ViewState.Next];
+      // Check st[Next] takes `need` bytes: a full buffer becomes a chunk, a check longer than one gets a buffer of its size.
+      if (this.#pos + need <= this.#buf.length) throw new Error(`scrapeLines asked for ${need} bytes with room for them`);
+      this.room(need);
+      if (this.full) return st[ViewState.Next];
+    }
   }
 
   /** Text as it is, UTF-8 (names, numbers, escaped values). */

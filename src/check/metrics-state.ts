@@ -1,9 +1,10 @@
 // What a runner's metrics keep between scrapes, shared by every renderer of
 // them (runner.metrics(), metricsChunks(), a prom-client registry): the
-// perfdata cap and which series are exposed.
+// perfdata cap, which series are exposed, and the columns scrapes reuse.
 import { describe } from '../validate';
 import { EXPOSE_ALL, perfdataExposure, type PerfdataExposure, type PerfdataOption } from './metrics-options';
 import { perfdataLimitOf, type PerfdataLimit } from './perfdata-limit';
+import { ColumnsShelf } from './scrape-columns';
 
 export interface RunnerMetricsOptions {
   /** Perfdata label sets each check may hold (default 100); shared with runner.metrics(). */
@@ -16,6 +17,8 @@ export interface RunnerMetricsOptions {
 
 export class RunnerMetricsState {
   exposure: PerfdataExposure = EXPOSE_ALL;
+  /** The columns a scrape reads the checks into, kept for the next one. */
+  readonly columns = new ColumnsShelf();
   constructor(readonly limit: PerfdataLimit) {}
 }
 

@@ -1,7 +1,7 @@
 // The Prometheus text exposition format (version 0.0.4): sample lines,
 // family headers, and a whole render from a snapshot. renderFamilies is the
 // from-scratch render; runner scrapes are written a family at a time from
-// each check's view (metrics.ts, check-lines.ts) and must come out byte for
+// the scrape's columns (metrics.ts, check-view.ts) and must come out byte for
 // byte the same.
 import type { MetricFamily, Snapshot } from './metrics-snapshot';
 

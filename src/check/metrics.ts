@@ -1,13 +1,14 @@
 // A runner's series in the Prometheus text exposition format (version 0.0.4),
-// rendered at each scrape from the checks' statuses, one family at a time
-// over all checks (check-view.ts, check-lines.ts), and the runner's
+// rendered at each scrape from the checks' statuses, read into columns
+// (check-view.ts) and written one family at a time over all checks by the
+// addon (native/scrape-lines.h, check-lines.ts), and the runner's
 // aggregate families. formatMetrics is synchronous: CheckRunner.metrics()
 // has always returned a string. metricsChunks gives the same text in slices
 // that leave the event loop free between them: at 100,000 checks a scrape is
 // ~150 MB of text, and a synchronous render froze check scheduling for
 // seconds (issue 19). prom-client renders the same families
 // (src/metrics/runner-metrics.ts).
-import { lineWriter, type LineWriter } from './check-lines';
+import { lineFamily, type LineFamily } from './check-lines';
 import { CheckViews, perCheckFamilies } from './check-view';
 import { allFamilies } from './families';
 import { checkFiguresOf, type MetricFamily, type MetricsSource, type Snapshot } from './metrics-snapshot';
@@ -20,7 +21,7 @@ import { ScrapeText } from './scrape-text';
 export { allFamilies } from './families';
 export { escapeLabelValue, renderFamilies } from './metrics-text';
 
-const writerOf = new Map<MetricFamily, LineWriter>(perCheckFamilies.map((f) => [f, lineWriter(f)]));
+const writerOf = new Map<MetricFamily, LineFamily>(perCheckFamilies.map((f) => [f, lineFamily(f)]));
 
 /** What the runner's aggregate families are rendered from (its stats as the scrape begins). */
 function aggregateSnapshot(source: MetricsSource, state: RunnerMetricsState): Snapshot {
@@ -33,18 +34,23 @@ export function formatMetrics(source: MetricsSource): string {
   const snap = aggregateSnapshot(source, state);
   const since = state.limit.mark();
   const statuses = [...checkFiguresOf(source)];
-  const views = new CheckViews(new ScrapeText(), state.limit, state.exposure);
-  for (const s of statuses) views.add(s);
-  // Series of a removed check disappear, and so does what the cap held for it.
-  state.limit.retain(new Set(statuses.map((s) => s.id)), since);
-  const out = new LineBytes();
-  for (const f of allFamilies) {
-    out.raw(familyHeader(f));
-    const w = writerOf.get(f);
-    if (w === undefined) out.raw(sampleLines(f, snap));
-    else for (let i = 0; i < views.length; i++) w(views.view(i), out);
+  const cols = state.columns.take();
+  try {
+    const views = new CheckViews(new ScrapeText(), state.limit, state.exposure, cols);
+    for (const s of statuses) views.add(s);
+    // Series of a removed check disappear, and so does what the cap held for it.
+    state.limit.retain(new Set(statuses.map((s) => s.id)), since);
+    const out = new LineBytes();
+    for (const f of allFamilies) {
+      out.raw(familyHeader(f));
+      const w = writerOf.get(f);
+      if (w === undefined) out.raw(sampleLines(f, snap));
+      else for (let i = 0; i < views.length;) i = out.lines(w.code, w.name, views, i, views.length);
+    }
+    return Buffer.concat(out.take(true)).toString('utf8');
+  } finally {
+    state.columns.give(cols);
   }
-  return Buffer.concat(out.take(true)).toString('utf8');
 }
 
 export interface MetricsChunksOptions {
@@ -84,32 +90,38 @@ export async function* metricsBytes(
   };
   // Aggregate families as they are now, beside the list of checks.
   const aggregate = new Map(allFamilies.filter((f) => !writerOf.has(f)).map((f) => [f, sampleLines(f, snap)]));
-  const views = new CheckViews(new ScrapeText(), state.limit, state.exposure);
-  const ids = new Set<string>();
-  for (const status of statuses) {
-    ids.add(status.id);
-    views.add(status);
-    if ((ids.size & 7) === 0 && due()) await pause();
-  }
-  for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
-  // Not needed while the text is made (it is 100,000 ids at that size).
-  ids.clear();
-  // Chunks from the pool of whoever gives them back once written (a /metrics server's source).
-  const out = new LineBytes(chunkBytes, pool?.size === chunkBytes ? pool : null);
-  for (const f of allFamilies) {
-    out.raw(familyHeader(f));
-    const w = writerOf.get(f);
-    if (w === undefined) {
-      out.raw(aggregate.get(f)!);
-      continue;
+  // Given back when the scrape ends or its reader stops (return()); one left unfinished is collected.
+  const cols = state.columns.take();
+  try {
+    const views = new CheckViews(new ScrapeText(), state.limit, state.exposure, cols);
+    const ids = new Set<string>();
+    for (const status of statuses) {
+      ids.add(status.id);
+      views.add(status);
+      if ((ids.size & 7) === 0 && due()) await pause();
     }
-    for (let i = 0; i < views.length; i++) {
-      w(views.view(i), out);
-      if (out.full) for (const b of out.take(false)) yield b;
-      if ((i & 15) === 15 && due()) await pause();
+    for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
+    // Not needed while the text is made (it is 100,000 ids at that size).
+    ids.clear();
+    // Chunks from the pool of whoever gives them back once written (a /metrics server's source).
+    const out = new LineBytes(chunkBytes, pool?.size === chunkBytes ? pool : null);
+    for (const f of allFamilies) {
+      out.raw(familyHeader(f));
+      const w = writerOf.get(f);
+      if (w === undefined) {
+        out.raw(aggregate.get(f)!);
+        continue;
+      }
+      for (let i = 0; i < views.length;) {
+        i = out.lines(w.code, w.name, views, i, views.length);
+        if (out.full) for (const b of out.take(false)) yield b;
+        if (due()) await pause();
+      }
     }
+    for (const b of out.take(true)) yield b;
+  } finally {
+    state.columns.give(cols);
   }
-  for (const b of out.take(true)) yield b;
 }
 
 /** metricsBytes() as text, a chunk a string. */

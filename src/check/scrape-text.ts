@@ -94,6 +94,31 @@ export class ScrapeText {
     this.#len += p - at;
   }
 
+  /** Adds ASCII text (a number's) as a piece of its own; gives its index. */
+  number(s: string): number {
+    const at = this.#len & SEG_MASK;
+    if (SEG - at < s.length || this.#len + s.length > MAX_BYTES) return this.add(s);
+    const seg = this.#seg(this.#len >>> SEG_BITS);
+    for (let i = 0; i < s.length; i++) seg[at + i] = s.charCodeAt(i);
+    this.#len += s.length;
+    return this.end();
+  }
+
+  /** Pieces made. */
+  get count(): number {
+    return this.#n;
+  }
+
+  /** The segments of SEG bytes (the addon reads the pieces there, native/scrape-lines.h). */
+  get segments(): readonly Buffer[] {
+    return this.#segs;
+  }
+
+  /** Where each piece ends, in chunks of 65,536. */
+  get endChunks(): readonly Uint32Array[] {
+    return this.#ends;
+  }
+
   /** Ends the piece being made (what ascii() and escaped() appended since the last end); gives its index. */
   end(): number {
     const k = this.#n;
@@ -118,37 +143,5 @@ export class ScrapeText {
       i += n;
       this.#len += n;
     }
-  }
-
-  #end(k: number): number {
-    return this.#ends[k >>> IDX_BITS][k & IDX_MASK];
-  }
-
-  /** Copies piece k into `to` at `at`; gives its length. */
-  copy(k: number, to: Buffer, at: number): number {
-    const start = k === 0 ? 0 : this.#end(k - 1);
-    const end = this.#end(k);
-    const off = start & SEG_MASK;
-    const from = this.#segs[start >>> SEG_BITS];
-    if (off + (end - start) <= SEG) {
-      // Most pieces are a few dozen bytes: a loop costs less than Buffer#copy's checks.
-      if (end - start > 64) return from.copy(to, at, off, off + end - start);
-      for (let i = off, e = off + end - start; i < e; i++) to[at++] = from[i];
-      return end - start;
-    }
-    let p = start;
-    while (p < end) {
-      const o = p & SEG_MASK;
-      const n = Math.min(SEG - o, end - p);
-      this.#segs[p >>> SEG_BITS].copy(to, at, o, o + n);
-      at += n;
-      p += n;
-    }
-    return end - start;
-  }
-
-  /** Bytes of piece k. */
-  bytes(k: number): number {
-    return this.#end(k) - (k === 0 ? 0 : this.#end(k - 1));
   }
 }

@@ -1,0 +1,78 @@
+// The columns one scrape reads its checks into (native/scrape-lines.h's
+// layout), kept between scrapes by the runner's metrics state and reused:
+// at 100,000 checks they are ~25 MB, and allocated anew each scrape (grown
+// by copying) they left glibc holding freed chunks of that size (issue 19).
+
+/** Doubles in a check's row (NS_ROW). */
+export const ROW = 14;
+
+type Column = Float64Array | Uint32Array;
+
+function grown<T extends Column>(a: T, need: number): T {
+  if (need <= a.length) return a;
+  const b = new (a.constructor as new (n: number) => T)(Math.max(need, 2 * a.length));
+  b.set(a);
+  return b;
+}
+
+/** The columns as the addon takes them, in native/scrape-lines.h's order. */
+export type ViewColumns = [Float64Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Float64Array];
+
+export class ScrapeColumns {
+  row = new Float64Array(64 * ROW);
+  bits = new Uint32Array(64);
+  at = new Uint32Array(64);
+  item0 = new Uint32Array(65);
+  slot0 = new Uint32Array(64);
+  ibits = new Uint32Array(256);
+  ipiece = new Uint32Array(256);
+  slots = new Float64Array(512);
+  n = 0;
+  nitems = 0;
+  nslots = 0;
+
+  /** Room for check n and for `items` more items with 7 slots each. */
+  room(items: number): void {
+    const n = this.n;
+    if (n + 1 > this.bits.length) {
+      this.row = grown(this.row, (n + 1) * ROW);
+      this.bits = grown(this.bits, n + 1);
+      this.at = grown(this.at, n + 1);
+      this.slot0 = grown(this.slot0, n + 1);
+    }
+    if (n + 2 > this.item0.length) this.item0 = grown(this.item0, n + 2);
+    if (this.nitems + items > this.ibits.length) {
+      this.ibits = grown(this.ibits, this.nitems + items);
+      this.ipiece = grown(this.ipiece, this.nitems + items);
+    }
+    if (this.nslots + 7 * items > this.slots.length) this.slots = grown(this.slots, this.nslots + 7 * items);
+  }
+
+  get arrays(): ViewColumns {
+    return [this.row, this.bits, this.at, this.item0, this.slot0, this.ibits, this.ipiece, this.slots];
+  }
+
+  /** Empty again, keeping the memory. */
+  clear(): void {
+    this.n = 0;
+    this.nitems = 0;
+    this.nslots = 0;
+  }
+}
+
+/** One set of columns kept for the next scrape: a scrape takes it (or makes one) and gives it back when done. */
+export class ColumnsShelf {
+  #spare: ScrapeColumns | null = null;
+
+  take(): ScrapeColumns {
+    const c = this.#spare ?? new ScrapeColumns();
+    this.#spare = null;
+    return c;
+  }
+
+  give(c: ScrapeColumns): void {
+    c.clear();
+    // The larger of two is kept (scrapes that ran at once).
+    if (this.#spare === null || this.#spare.bits.length < c.bits.length) this.#spare = c;
+  }
+}
