@@ -2,8 +2,9 @@
 // the per-check families from (native/scrape-lines.h, issue 19): each
 // check's status is read once, when the scrape begins, into a row of
 // doubles and its perfdata items into slots, and the text the lines repeat
-// (`{check="<id>"`, each item's `,label="…",uom="…"`) and every number that
-// is not a whole one into the scrape's pieces. No text is kept between
+// (`{check="<id>"`, each distinct `,label="…",uom="…"`) and the text of each
+// number that is neither whole nor a short decimal (decimal.ts) into the
+// scrape's pieces. No text is kept between
 // scrapes: kept per check it was ~150 MB at 100,000 checks with five
 // perfdata items each, and RSS 700 MiB against issue 19's 400. The column
 // layout is native/scrape-lines.h's; the text must come out byte for byte
