@@ -1,8 +1,9 @@
 // A stand-in for CheckRunner in the metrics suites: the checks, results and
 // running flags a test sets, read the way metrics read a runner (stats() and
 // checkStatus()), without running anything.
-import type { CheckStatus } from '../src/check/check-status';
+import type { CheckFigures, CheckStatus } from '../src/check/check-status';
 import type { CheckDefinition, CheckRunResult, RunnerStats } from '../src/check/definition';
+import { eachCheckFigures } from '../src/check/metrics-snapshot';
 import type { PerfDatum } from '../src/check/perfdata';
 import { CheckRunner } from '../src/index';
 
@@ -11,6 +12,13 @@ const STATS: RunnerStats = new CheckRunner().stats();
 export class FakeSource {
   readonly checks = new Map<string, CheckStatus>();
   #finished = 1_796_000_000_000;
+  /** What CheckRunner has: a result is a new object, never changed (scrapes then read only what changed, scrape-cache.ts). */
+  [eachCheckFigures]?: () => Iterable<CheckFigures>;
+
+  /** `kept`: read as a CheckRunner is, by its kept records. */
+  constructor(kept = false) {
+    if (kept) this[eachCheckFigures] = () => this.checkStatus();
+  }
 
   stats(): RunnerStats {
     return STATS;
@@ -65,8 +73,8 @@ export function fivePerfdata(seed: number): PerfDatum[] {
 }
 
 /** A source of `n` checks with a result of five perfdata items each. */
-export function bigSource(n: number): FakeSource {
-  const s = new FakeSource();
+export function bigSource(n: number, kept = false): FakeSource {
+  const s = new FakeSource(kept);
   for (let i = 0; i < n; i++) {
     const id = `host-${i}/ping`;
     s.define(id);

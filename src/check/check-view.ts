@@ -4,9 +4,11 @@
 // doubles and its perfdata items into slots, and the text the lines repeat
 // (`{check="<id>"`, each distinct `,label="…",uom="…"`) and the text of each
 // number that is neither whole nor a short decimal (decimal.ts) into the
-// scrape's pieces. No text is kept between
-// scrapes: kept per check it was ~150 MB at 100,000 checks with five
-// perfdata items each, and RSS 700 MiB against issue 19's 400. The column
+// scrape's pieces. A runner's columns and pieces are kept from one scrape to
+// the next and only its changed checks read again (scrape-cache.ts); the
+// lines themselves are never kept: kept per check they were ~150 MB at
+// 100,000 checks with five perfdata items each, and RSS 700 MiB against
+// issue 19's 400. The column
 // layout is native/scrape-lines.h's; the text must come out byte for byte
 // as renderFamilies gives it (test/metrics-render.test.ts renders both over
 // random histories).
@@ -55,8 +57,16 @@ export class CheckViews {
   readonly #itemPieces = new Map<string, Map<string, number>>();
   #shared = 0;
 
+  /** The columns the addon reads (columns()); add() appends to them. */
+  cols: ScrapeColumns;
+  /** Where #rowSlot() and #itemSlot() write: cols, or what gather() was given. */
+  #to: ScrapeColumns;
+
   constructor(readonly text: ScrapeText, readonly limit: PerfdataLimit, readonly exposure: PerfdataExposure,
-    readonly cols: ScrapeColumns = new ScrapeColumns()) {}
+    cols: ScrapeColumns = new ScrapeColumns()) {
+    this.cols = cols;
+    this.#to = cols;
+  }
 
   get length(): number {
     return this.cols.n;
@@ -88,12 +98,12 @@ export class CheckViews {
   #kind = 0;
 
   #rowSlot(base: number, slot: number, v: number): number {
-    this.cols.row[base + slot] = this.#num(v);
+    this.#to.row[base + slot] = this.#num(v);
     return this.#kind === 0 ? 0 : this.#kind === 1 ? 1 << slot : 1 << (C_DECIMAL + slot);
   }
 
   #itemSlot(logical: number, v: number): number {
-    const c = this.cols;
+    const c = this.#to;
     c.slots[c.nslots++] = this.#num(v);
     return this.#kind === 0 ? 0 : this.#kind === 1 ? 1 << logical : 1 << (I_DECIMAL + logical);
   }
@@ -128,15 +138,28 @@ export class CheckViews {
 
   /** Adds the check as its series see it, unless it exposes none; a new result is admitted to its caps now. */
   add(status: CheckFigures): void {
-    const e = checkExposure(status, this.exposure);
-    if (!e.series) return;
+    this.gather(status, this.cols, -1);
+  }
+
+  /** The piece `{check="<id>"`. */
+  checkPiece(id: string): number {
     const text = this.text;
-    const c = this.cols;
-    // Pieces first: if one throws (past 4 GiB), no column has a row more than the others.
     text.ascii(CHECK);
-    text.escaped(status.id);
+    text.escaped(id);
     text.ascii(QUOTE);
-    const at = text.end();
+    return text.end();
+  }
+
+  /**
+   * add() to columns `c`, with piece `at` as the check's `{check="<id>"`
+   * (-1: made now); false if the check exposes no series (nothing added).
+   */
+  gather(status: CheckFigures, c: ScrapeColumns, at: number): boolean {
+    const e = checkExposure(status, this.exposure);
+    if (!e.series) return false;
+    // Pieces first: if one throws (past 4 GiB), no column has a row more than the others.
+    if (at < 0) at = this.checkPiece(status.id);
+    this.#to = c;
     let items: readonly PerfDatum[] | null = null;
     let perf = null;
     if (e.perfdata) {
@@ -174,6 +197,7 @@ export class CheckViews {
     c.bits[i] = bits;
     c.n = i + 1;
     c.item0[i + 1] = c.nitems;
+    return true;
   }
 
   /** The columns as they are now, and state's counts set to them. */

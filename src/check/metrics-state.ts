@@ -4,6 +4,7 @@
 import { describe } from '../validate';
 import { EXPOSE_ALL, perfdataExposure, type PerfdataExposure, type PerfdataOption } from './metrics-options';
 import { perfdataLimitOf, type PerfdataLimit } from './perfdata-limit';
+import { ScrapeCache } from './scrape-cache';
 import { ColumnsShelf } from './scrape-columns';
 
 export interface RunnerMetricsOptions {
@@ -17,8 +18,10 @@ export interface RunnerMetricsOptions {
 
 export class RunnerMetricsState {
   exposure: PerfdataExposure = EXPOSE_ALL;
-  /** The columns a scrape reads the checks into, kept for the next one. */
+  /** The columns a scrape of a source other than a runner reads the checks into, kept for the next one. */
   readonly columns = new ColumnsShelf();
+  /** A runner's checks as its last scrape read them, updated by the next (scrape-cache.ts). */
+  readonly cache = new ScrapeCache();
   constructor(readonly limit: PerfdataLimit) {}
 }
 

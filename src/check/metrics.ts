@@ -9,14 +9,14 @@
 // seconds (issue 19). prom-client renders the same families
 // (src/metrics/runner-metrics.ts).
 import { lineFamily, type LineFamily } from './check-lines';
-import { CheckViews, perCheckFamilies } from './check-view';
+import { perCheckFamilies } from './check-view';
 import { allFamilies } from './families';
-import { checkFiguresOf, type MetricFamily, type MetricsSource, type Snapshot } from './metrics-snapshot';
+import { checkFiguresOf, eachCheckFigures, type MetricFamily, type MetricsSource, type Snapshot } from './metrics-snapshot';
 import { metricsStateOf, type RunnerMetricsState } from './metrics-state';
 import type { ChunkPool } from './chunk-pool';
 import { CHUNK_BYTES, LineBytes } from './line-bytes';
 import { familyHeader, sampleLines } from './metrics-text';
-import { ScrapeText } from './scrape-text';
+import { ScrapeGather } from './scrape-gather';
 
 export { allFamilies } from './families';
 export { escapeLabelValue, renderFamilies } from './metrics-text';
@@ -28,16 +28,21 @@ function aggregateSnapshot(source: MetricsSource, state: RunnerMetricsState): Sn
   return { stats: source.stats(), checks: [], perfdataLimit: state.limit.limit };
 }
 
+/** Whether the source's checks are kept records, which a scrape may tell unchanged by identity (CheckRunner's). */
+function keptFigures(source: MetricsSource): boolean {
+  return typeof source[eachCheckFigures] === 'function';
+}
+
 /** Every series of a runner, aggregate and per check (as UTF-8 takes it: a lone surrogate in an id or label comes out as U+FFFD). */
 export function formatMetrics(source: MetricsSource): string {
   const state = metricsStateOf(source);
   const snap = aggregateSnapshot(source, state);
   const since = state.limit.mark();
   const statuses = [...checkFiguresOf(source)];
-  const cols = state.columns.take();
+  const gather = new ScrapeGather(state, keptFigures(source));
   try {
-    const views = new CheckViews(new ScrapeText(), state.limit, state.exposure, cols);
-    for (const s of statuses) views.add(s);
+    for (const s of statuses) gather.add(s);
+    const views = gather.done();
     // Series of a removed check disappear, and so does what the cap held for it.
     state.limit.retain(new Set(statuses.map((s) => s.id)), since);
     const out = new LineBytes();
@@ -48,8 +53,11 @@ export function formatMetrics(source: MetricsSource): string {
       else for (let i = 0; i < views.length;) i = out.lines(w.code, w.name, views, i, views.length);
     }
     return Buffer.concat(out.take(true)).toString('utf8');
+  } catch (e) {
+    gather.failed();
+    throw e;
   } finally {
-    state.columns.give(cols);
+    gather.close();
   }
 }
 
@@ -90,16 +98,16 @@ export async function* metricsBytes(
   };
   // Aggregate families as they are now, beside the list of checks.
   const aggregate = new Map(allFamilies.filter((f) => !writerOf.has(f)).map((f) => [f, sampleLines(f, snap)]));
-  // Given back when the scrape ends or its reader stops (return()); one left unfinished is collected.
-  const cols = state.columns.take();
+  // Closed when the scrape ends or its reader stops (return()); one left unfinished is collected.
+  const gather = new ScrapeGather(state, keptFigures(source));
   try {
-    const views = new CheckViews(new ScrapeText(), state.limit, state.exposure, cols);
     const ids = new Set<string>();
     for (const status of statuses) {
       ids.add(status.id);
-      views.add(status);
-      if ((ids.size & 7) === 0 && due()) await pause();
+      gather.add(status);
+      if ((ids.size & 63) === 0 && due()) await pause();
     }
+    const views = gather.done();
     for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
     // Not needed while the text is made (it is 100,000 ids at that size).
     ids.clear();
@@ -119,8 +127,11 @@ export async function* metricsBytes(
       }
     }
     for (const b of out.take(true)) yield b;
+  } catch (e) {
+    gather.failed();
+    throw e;
   } finally {
-    state.columns.give(cols);
+    gather.close();
   }
 }
 

@@ -48,6 +48,73 @@ export class ScrapeColumns {
     if (this.nslots + 7 * items > this.slots.length) this.slots = grown(this.slots, this.nslots + 7 * items);
   }
 
+  /** Items of check i. */
+  itemsOf(i: number): number {
+    return this.item0[i + 1] - this.item0[i];
+  }
+
+  /** Slots of check i (its items' and no more: a check's slots end where the next one's begin). */
+  slotsOf(i: number): number {
+    return (i + 1 < this.n ? this.slot0[i + 1] : this.nslots) - this.slot0[i];
+  }
+
+  /** Appends checks j0 … j1 - 1 of `from` as they are (the same pieces). */
+  appendRun(from: ScrapeColumns, j0: number, j1: number): void {
+    if (j1 <= j0) return;
+    const f0 = from.item0[j0];
+    const items = from.item0[j1] - f0;
+    const s0 = from.slot0[j0];
+    const slots = (j1 < from.n ? from.slot0[j1] : from.nslots) - s0;
+    const i0 = this.n;
+    const n = j1 - j0;
+    if (i0 + n > this.bits.length) {
+      this.row = grown(this.row, (i0 + n) * ROW);
+      this.bits = grown(this.bits, i0 + n);
+      this.at = grown(this.at, i0 + n);
+      this.slot0 = grown(this.slot0, i0 + n);
+    }
+    if (i0 + n + 1 > this.item0.length) this.item0 = grown(this.item0, i0 + n + 1);
+    if (this.nitems + items > this.ibits.length) {
+      this.ibits = grown(this.ibits, this.nitems + items);
+      this.ipiece = grown(this.ipiece, this.nitems + items);
+    }
+    if (this.nslots + slots > this.slots.length) this.slots = grown(this.slots, this.nslots + slots);
+    this.row.set(from.row.subarray(j0 * ROW, j1 * ROW), i0 * ROW);
+    this.bits.set(from.bits.subarray(j0, j1), i0);
+    this.at.set(from.at.subarray(j0, j1), i0);
+    const di = this.nitems - f0;
+    const ds = this.nslots - s0;
+    for (let j = j0; j < j1; j++) {
+      this.item0[i0 + j - j0] = from.item0[j] + di;
+      this.slot0[i0 + j - j0] = from.slot0[j] + ds;
+    }
+    this.ibits.set(from.ibits.subarray(f0, f0 + items), this.nitems);
+    this.ipiece.set(from.ipiece.subarray(f0, f0 + items), this.nitems);
+    this.slots.set(from.slots.subarray(s0, s0 + slots), this.nslots);
+    this.nitems += items;
+    this.nslots += slots;
+    this.n = i0 + n;
+    this.item0[this.n] = this.nitems;
+  }
+
+  /** Check 0 of `from` in place of check i, whose items and slots are as many (itemsOf, slotsOf); its piece `at` stays. */
+  replace(i: number, from: ScrapeColumns): void {
+    this.row.set(from.row.subarray(0, ROW), i * ROW);
+    this.bits[i] = from.bits[0];
+    const item = this.item0[i];
+    this.ibits.set(from.ibits.subarray(0, from.nitems), item);
+    this.ipiece.set(from.ipiece.subarray(0, from.nitems), item);
+    this.slots.set(from.slots.subarray(0, from.nslots), this.slot0[i]);
+  }
+
+  /** The first `n` checks only. */
+  truncate(n: number): void {
+    if (n >= this.n) return;
+    this.nitems = this.item0[n];
+    this.nslots = this.slot0[n];
+    this.n = n;
+  }
+
   get arrays(): ViewColumns {
     return [this.row, this.bits, this.at, this.item0, this.slot0, this.ibits, this.ipiece, this.slots];
   }

@@ -1,7 +1,8 @@
-// The text one scrape repeats on many lines, encoded once: each check's
+// The text a scrape repeats on many lines, encoded once: each check's
 // `{check="<id>"` and each perfdata item's `,label="…",uom="…"`, as UTF-8
 // pieces. A line then copies a piece instead of encoding the same text again
-// in each of the 17 families' passes.
+// in each of the 17 families' passes. A runner's pieces are kept for its
+// next scrape (scrape-cache.ts), which only adds those of changed checks.
 //
 // The pieces are one run of bytes kept in segments of 256 KiB, and where
 // each piece ends in chunks of 65,536 offsets: nothing is grown by copying.
