@@ -44,7 +44,7 @@ const arbResult: fc.Arbitrary<CheckRunResult> = fc.record({
 }));
 
 describe('the runner\'s record of a last result', () => {
-  it('gives back every field of any result: values (Object.is), key order, the perfdata arrays themselves', () => {
+  it('gives back every field of any result: values (Object.is), key order; its perfdata arrays are its own', () => {
     fc.assert(fc.property(arbResult, (r) => {
       const rec = new LastRun(r);
       const back = rec.result();
@@ -52,8 +52,17 @@ describe('the runner\'s record of a last result', () => {
       expect(Object.keys(back)).toEqual(Object.keys(r));
       expect(Object.keys(back.rusage)).toEqual(Object.keys(r.rusage));
       sameNumbers(back, r);
-      expect(back.perfdata).toBe(r.perfdata);
-      expect(back.perfdataErrors).toBe(r.perfdataErrors);
+      // The record's own perfdata array (a copy: one the result's listener changes is not the record's), the same each call.
+      expect(back.perfdata).not.toBe(r.perfdata);
+      expect(rec.result().perfdata).toBe(back.perfdata);
+      expect(back.perfdataErrors).not.toBe(r.perfdataErrors);
+      // The emitted result changed afterwards (by a 'result' listener): the record is not.
+      r.perfdataErrors.push('x');
+      r.perfdata.push({ label: 'pushed', value: 1, uom: '' });
+      expect(rec.result().perfdataErrors.length).toBe(r.perfdataErrors.length - 1);
+      expect(rec.result().perfdata.length).toBe(r.perfdata.length - 1);
+      r.perfdataErrors.pop();
+      r.perfdata.pop();
       // What the series read, without a result made.
       for (const k of ['state', 'stateType', 'attempt', 'maxAttempts', 'finishedAt', 'durationMs', 'latencyMs'] as const) {
         expect(Object.is(rec[k], r[k]), k).toBe(true);
