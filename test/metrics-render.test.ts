@@ -9,7 +9,7 @@ import { perCheckFamilies } from '../src/check/check-view';
 import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
 import { perfdataExposure } from '../src/check/metrics-options';
 import { takeSnapshot } from '../src/check/metrics-snapshot';
-import { configureRunnerMetrics } from '../src/check/metrics-state';
+import { configureRunnerMetrics, metricsStateOf } from '../src/check/metrics-state';
 import { PerfdataLimit, perfdataLimitOf } from '../src/check/perfdata-limit';
 import type { PerfDatum } from '../src/check/perfdata';
 import { registerRunnerMetrics } from '../src/metrics/runner-metrics';
@@ -97,6 +97,9 @@ describe('scrapes written a family at a time', () => {
           const got = o.how === 'sync' ? formatMetrics(source) : await joined(metricsChunks(source, { sliceMs: 0, chunkBytes: 50 }));
           const want = renderFamilies(allFamilies, takeSnapshot(source, ref, refExposure));
           expect(got).toBe(want);
+          // The kept columns and what each was made from stay in step.
+          const cache = metricsStateOf(source).cache;
+          if (kept) expect([cache.keys.ids.length, cache.keys.defs.length, cache.keys.lasts.length]).toEqual(Array(3).fill(cache.views!.cols.n));
         }
       }
     }), { numRuns: Number(process.env.NOSHELL_FUZZ_RUNS ?? 300) });

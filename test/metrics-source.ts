@@ -3,7 +3,7 @@
 // checkStatus()), without running anything.
 import type { CheckFigures, CheckStatus } from '../src/check/check-status';
 import type { CheckDefinition, CheckRunResult, RunnerStats } from '../src/check/definition';
-import { eachCheckFigures } from '../src/check/metrics-snapshot';
+import { checkDefinitionOf, eachCheckFigures } from '../src/check/metrics-snapshot';
 import type { PerfDatum } from '../src/check/perfdata';
 import { CheckRunner } from '../src/index';
 
@@ -14,10 +14,14 @@ export class FakeSource {
   #finished = 1_796_000_000_000;
   /** What CheckRunner has: a result is a new object, never changed (scrapes then read only what changed, scrape-cache.ts). */
   [eachCheckFigures]?: () => Iterable<CheckFigures>;
+  [checkDefinitionOf]?: (id: string) => object | undefined;
 
   /** `kept`: read as a CheckRunner is, by its kept records. */
   constructor(kept = false) {
-    if (kept) this[eachCheckFigures] = () => this.checkStatus();
+    if (kept) {
+      this[eachCheckFigures] = () => this.checkStatus();
+      this[checkDefinitionOf] = (id) => this.checks.get(id)?.definition;
+    }
   }
 
   stats(): RunnerStats {

@@ -3,8 +3,10 @@
 // every check gives: a FakeSource read as a CheckRunner is, and a real
 // CheckRunner running check_dummy.
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
+import { allFamilies, formatMetrics, metricsBytes, metricsChunks, renderFamilies } from '../src/check/metrics';
 import { perfdataExposure } from '../src/check/metrics-options';
 import { takeSnapshot, type MetricsSource } from '../src/check/metrics-snapshot';
 import { configureRunnerMetrics, metricsStateOf } from '../src/check/metrics-state';
@@ -107,6 +109,69 @@ describe('scrapes of a runner', () => {
     expect(rounds).toBeGreaterThan(2);
     expect(most).toBeLessThanOrEqual(2 * full + 65_536 + 3000 * 5);
     expect(cache.views!.text.count).toBeLessThan(full + 3000 * 5 + 100);
+  });
+
+  it('a change of exposure while every check is read applies from the next scrape (the full read is not kept as made under it)', async () => {
+    const source = bigSource(200, true);
+    const ref = new PerfdataLimit();
+    const it = metricsBytes(source, { sliceMs: 0 });
+    // Paused part way through reading the checks.
+    const first = it.next();
+    configureRunnerMetrics(source, { perfdata: false });
+    await first;
+    for (let r = await it.next(); r.done !== true; r = await it.next());
+    const off = perfdataExposure(false);
+    for (let k = 0; k < 3; k++) {
+      source.result(`host-${k}/ping`, 1, fivePerfdata(k + 100));
+      const text = formatMetrics(source);
+      expect(text).toBe(renderFamilies(allFamilies, takeSnapshot(source, ref, off)));
+      expect(text).not.toContain('noshell_check_perfdata{');
+    }
+  });
+
+  it('a sliced scrape dropped unfinished (no return()) does not keep the next ones from the kept columns once collected', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const source = bigSource(500, true);
+    const cache = cacheOf(source);
+    formatMetrics(source);
+    await (async () => {
+      const dropped = metricsBytes(source, { sliceMs: 0, chunkBytes: 100 });
+      await dropped.next();
+    })();
+    // While it may still be read on, another scrape reads everything into columns of its own.
+    formatMetrics(source);
+    for (let k = 0; k < 10 && cache.owner !== null && cache.owner.deref() !== undefined; k++) {
+      await new Promise((r) => setImmediate(r));
+      gc();
+    }
+    expect(cache.owner?.deref()).toBeUndefined();
+    const ref = new PerfdataLimit();
+    const exposure = perfdataExposure(undefined);
+    expect(formatMetrics(source)).toBe(renderFamilies(allFamilies, takeSnapshot(source, ref, exposure)));
+    expect(cache.lastFull).toBe(true);
+    expect(formatMetrics(source)).toBe(renderFamilies(allFamilies, takeSnapshot(source, ref, exposure)));
+    expect([cache.lastRead, cache.lastFull, cache.owner]).toEqual([0, false, null]);
+  });
+
+  it('keep their text to about twice the bytes of a full read: a 1 MiB id gone from a scrape and back in the next, forty times', () => {
+    const source = bigSource(10, true);
+    const cache = cacheOf(source);
+    const big = 'x'.repeat(1 << 20);
+    let most = 0;
+    let full = 0;
+    for (let k = 0; k < 40; k++) {
+      // Gone for one scrape, back in the next: its id is a new piece each time.
+      source.remove(big);
+      formatMetrics(source);
+      if (k > 0 && cache.lastFull) full++;
+      source.define(big);
+      formatMetrics(source);
+      if (cache.lastFull) full++;
+      most = Math.max(most, cache.views!.text.bytes);
+    }
+    expect(full).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(2 * ((1 << 20) + 2000) + 16 * 2 ** 20 + (1 << 20) + 100);
   });
 
   it.runIf(haveDummy)('of a real CheckRunner read only what changed, and equal a full read of the same runner', async () => {

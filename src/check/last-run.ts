@@ -32,7 +32,7 @@ const VIA_SHELL = 4;
 const HARD = 8;
 
 /** The perfdata errors of every record that has none (a result gets an array of its own). */
-const NO_ERRORS: string[] = [];
+const NO_ERRORS = Object.freeze([]) as unknown as string[];
 
 export class LastRun implements RunFigures {
   readonly id: string;

@@ -9,6 +9,13 @@ import type { PerfdataLimit } from './perfdata-limit';
 /** CheckRunner's eachCheckStatus() with its records of the last results as they are (internal: not a public name). */
 export const eachCheckFigures: unique symbol = Symbol('noshell.eachCheckFigures');
 
+/**
+ * CheckRunner's definition of a check as it has it now (undefined: none):
+ * with [eachCheckFigures], what lets a scrape keep its columns
+ * (scrape-cache.ts; internal: not a public name).
+ */
+export const checkDefinitionOf: unique symbol = Symbol('noshell.checkDefinitionOf');
+
 /** What metrics need from a CheckRunner. */
 export interface MetricsSource {
   stats(): RunnerStats;
@@ -16,6 +23,7 @@ export interface MetricsSource {
   /** The same, one at a time (CheckRunner has it): a sliced scrape need not hold every status at once. */
   eachCheckStatus?(): Iterable<CheckStatus>;
   [eachCheckFigures]?(): Iterable<CheckFigures>;
+  [checkDefinitionOf]?(id: string): object | undefined;
 }
 
 /** The checks of a source the cheapest way it has: CheckRunner's records, else its statuses one at a time, else all at once. */

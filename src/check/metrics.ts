@@ -11,12 +11,12 @@
 import { lineFamily, type LineFamily } from './check-lines';
 import { perCheckFamilies } from './check-view';
 import { allFamilies } from './families';
-import { checkFiguresOf, eachCheckFigures, type MetricFamily, type MetricsSource, type Snapshot } from './metrics-snapshot';
+import { checkDefinitionOf, checkFiguresOf, eachCheckFigures, type MetricFamily, type MetricsSource, type Snapshot } from './metrics-snapshot';
 import { metricsStateOf, type RunnerMetricsState } from './metrics-state';
 import type { ChunkPool } from './chunk-pool';
 import { CHUNK_BYTES, LineBytes } from './line-bytes';
 import { familyHeader, sampleLines } from './metrics-text';
-import { ScrapeGather } from './scrape-gather';
+import { ScrapeGather, type CurrentDefinition } from './scrape-gather';
 
 export { allFamilies } from './families';
 export { escapeLabelValue, renderFamilies } from './metrics-text';
@@ -28,9 +28,10 @@ function aggregateSnapshot(source: MetricsSource, state: RunnerMetricsState): Sn
   return { stats: source.stats(), checks: [], perfdataLimit: state.limit.limit };
 }
 
-/** Whether the source's checks are kept records, which a scrape may tell unchanged by identity (CheckRunner's). */
-function keptFigures(source: MetricsSource): boolean {
-  return typeof source[eachCheckFigures] === 'function';
+/** For a source of kept records (CheckRunner), whose unchanged checks a scrape tells by identity: its checks' definitions now. */
+function currentOf(source: MetricsSource): CurrentDefinition | null {
+  const of = source[checkDefinitionOf];
+  return typeof source[eachCheckFigures] === 'function' && typeof of === 'function' ? (id) => of.call(source, id) : null;
 }
 
 /** Every series of a runner, aggregate and per check (as UTF-8 takes it: a lone surrogate in an id or label comes out as U+FFFD). */
@@ -39,7 +40,7 @@ export function formatMetrics(source: MetricsSource): string {
   const snap = aggregateSnapshot(source, state);
   const since = state.limit.mark();
   const statuses = [...checkFiguresOf(source)];
-  const gather = new ScrapeGather(state, keptFigures(source));
+  const gather = new ScrapeGather(state, currentOf(source));
   try {
     for (const s of statuses) gather.add(s);
     const views = gather.done();
@@ -98,8 +99,8 @@ export async function* metricsBytes(
   };
   // Aggregate families as they are now, beside the list of checks.
   const aggregate = new Map(allFamilies.filter((f) => !writerOf.has(f)).map((f) => [f, sampleLines(f, snap)]));
-  // Closed when the scrape ends or its reader stops (return()); one left unfinished is collected.
-  const gather = new ScrapeGather(state, keptFigures(source));
+  // Closed when the scrape ends or its reader stops (return()); one dropped unfinished is collected, and its hold on the kept columns with it (scrape-cache.ts).
+  const gather = new ScrapeGather(state, currentOf(source));
   try {
     const ids = new Set<string>();
     for (const status of statuses) {
@@ -107,6 +108,7 @@ export async function* metricsBytes(
       gather.add(status);
       if ((ids.size & 63) === 0 && due()) await pause();
     }
+    while (gather.work()) if (due()) await pause();
     const views = gather.done();
     for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
     // Not needed while the text is made (it is 100,000 ids at that size).

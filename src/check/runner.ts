@@ -9,7 +9,7 @@ import type { CheckFigures, CheckStatus } from './check-status';
 import { Fifo } from './fifo';
 import { MinHeap } from './heap';
 import { formatMetrics, metricsChunks, type MetricsChunksOptions } from './metrics';
-import { eachCheckFigures } from './metrics-snapshot';
+import { checkDefinitionOf, eachCheckFigures } from './metrics-snapshot';
 import { NO_ERRORS } from './plugin-output';
 import { runCheck, type CheckOptions, type CheckResult } from './run-check';
 import {
@@ -190,6 +190,11 @@ export class CheckRunner extends EventEmitter {
     return (function* figures() {
       for (const e of entries) yield figuresOf(e);
     })();
+  }
+
+  /** The check's definition as the runner has it now (a scrape tells a removed check by it). */
+  [checkDefinitionOf](id: string): object | undefined {
+    return this.#entries.get(id)?.def;
   }
 
   /** stats() and every check's series in the Prometheus text exposition format. */

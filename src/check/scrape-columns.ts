@@ -48,6 +48,22 @@ export class ScrapeColumns {
     if (this.nslots + 7 * items > this.slots.length) this.slots = grown(this.slots, this.nslots + 7 * items);
   }
 
+  /** Room for `checks` checks, `items` items and `slots` slots in all, made at once (not doubled up to them). */
+  reserve(checks: number, items: number, slots: number): void {
+    if (checks > this.bits.length) {
+      this.row = grown(this.row, checks * ROW);
+      this.bits = grown(this.bits, checks);
+      this.at = grown(this.at, checks);
+      this.slot0 = grown(this.slot0, checks);
+    }
+    if (checks + 1 > this.item0.length) this.item0 = grown(this.item0, checks + 1);
+    if (items > this.ibits.length) {
+      this.ibits = grown(this.ibits, items);
+      this.ipiece = grown(this.ipiece, items);
+    }
+    if (slots > this.slots.length) this.slots = grown(this.slots, slots);
+  }
+
   /** Items of check i. */
   itemsOf(i: number): number {
     return this.item0[i + 1] - this.item0[i];

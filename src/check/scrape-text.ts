@@ -110,6 +110,11 @@ export class ScrapeText {
     return this.#n;
   }
 
+  /** Bytes written. */
+  get bytes(): number {
+    return this.#len;
+  }
+
   /** The segments of SEG bytes (the addon reads the pieces there, native/scrape-lines.h). */
   get segments(): readonly Buffer[] {
     return this.#segs;
