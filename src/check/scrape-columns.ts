@@ -33,22 +33,10 @@ export class ScrapeColumns {
 
   /** Room for check n and for `items` more items with 7 slots each. */
   room(items: number): void {
-    const n = this.n;
-    if (n + 1 > this.bits.length) {
-      this.row = grown(this.row, (n + 1) * ROW);
-      this.bits = grown(this.bits, n + 1);
-      this.at = grown(this.at, n + 1);
-      this.slot0 = grown(this.slot0, n + 1);
-    }
-    if (n + 2 > this.item0.length) this.item0 = grown(this.item0, n + 2);
-    if (this.nitems + items > this.ibits.length) {
-      this.ibits = grown(this.ibits, this.nitems + items);
-      this.ipiece = grown(this.ipiece, this.nitems + items);
-    }
-    if (this.nslots + 7 * items > this.slots.length) this.slots = grown(this.slots, this.nslots + 7 * items);
+    this.reserve(this.n + 1, this.nitems + items, this.nslots + 7 * items);
   }
 
-  /** Room for `checks` checks, `items` items and `slots` slots in all, made at once (not doubled up to them). */
+  /** Room for `checks` checks, `items` items and `slots` slots in all (a column grows to twice its length, or to what is asked if more). */
   reserve(checks: number, items: number, slots: number): void {
     if (checks > this.bits.length) {
       this.row = grown(this.row, checks * ROW);
@@ -83,18 +71,7 @@ export class ScrapeColumns {
     const slots = (j1 < from.n ? from.slot0[j1] : from.nslots) - s0;
     const i0 = this.n;
     const n = j1 - j0;
-    if (i0 + n > this.bits.length) {
-      this.row = grown(this.row, (i0 + n) * ROW);
-      this.bits = grown(this.bits, i0 + n);
-      this.at = grown(this.at, i0 + n);
-      this.slot0 = grown(this.slot0, i0 + n);
-    }
-    if (i0 + n + 1 > this.item0.length) this.item0 = grown(this.item0, i0 + n + 1);
-    if (this.nitems + items > this.ibits.length) {
-      this.ibits = grown(this.ibits, this.nitems + items);
-      this.ipiece = grown(this.ipiece, this.nitems + items);
-    }
-    if (this.nslots + slots > this.slots.length) this.slots = grown(this.slots, this.nslots + slots);
+    this.reserve(i0 + n, this.nitems + items, this.nslots + slots);
     this.row.set(from.row.subarray(j0 * ROW, j1 * ROW), i0 * ROW);
     this.bits.set(from.bits.subarray(j0, j1), i0);
     this.at.set(from.at.subarray(j0, j1), i0);
