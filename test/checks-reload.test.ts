@@ -170,13 +170,17 @@ describe('loadChecksFileOffThread (what a reload uses)', () => {
     expect(r.status).toBe(0);
   });
 
-  // 4,500 checks: three batches (2,000 a message), in order.
+  // 2,000 checks a message, two sent ahead: none, exactly one or two batches, three and a part, in order.
   it('gives what loadChecksFile gives, and its TypeError, from a worker thread', async () => {
     expect(existsSync(path.join(__dirname, '..', 'dist', 'cli', 'checks-file-worker.js'))).toBe(true);
     const good = path.join(tmp, 'good.json');
-    writeFileSync(good, JSON.stringify({ macros: { USER1: '/usr/lib/nagios/plugins' }, defaults: { interval: '1m' },
-      checks: Array.from({ length: 4500 }, (_, i) => ({ id: `c${i}`, command: '$USER1$/check_dummy 0 $ARG1$', args: [`n${i}`] })) }));
-    expect(await loadChecksFileOffThread(good)).toEqual(loadChecksFile(good));
+    for (const n of [0, 2000, 4000, 6500]) {
+      writeFileSync(good, JSON.stringify({ macros: { USER1: '/usr/lib/nagios/plugins' }, defaults: { interval: '1m' },
+        checks: Array.from({ length: n }, (_, i) => ({ id: `c${i}`, command: '$USER1$/check_dummy 0 $ARG1$', args: [`n${i}`] })) }));
+      const off = await loadChecksFileOffThread(good);
+      expect(off.checks).toHaveLength(n);
+      expect(off).toEqual(loadChecksFile(good));
+    }
     const bad = path.join(tmp, 'bad.yaml');
     writeFileSync(bad, 'checks: []\nchecks: []\n');
     const err = await loadChecksFileOffThread(bad).catch((e: unknown) => e);

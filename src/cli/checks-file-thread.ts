@@ -41,12 +41,17 @@ export function loadChecksFileOffThread(file: string, signal?: AbortSignal): Pro
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     const checks: ChecksFile['checks'] = [];
-    // Batches on request, so each is deserialized in a turn of its own (checks-file-worker.ts).
+    // Batches on request, asked for in the next turn: a port reads every message that comes
+    // while it reads, so an answer asked for at once was read in the same turn, and so on.
+    // At most two are on their way (checks-file-worker.ts), so at most two are read in a turn.
+    const ask = () => {
+      if (!answered) worker.postMessage('next');
+    };
     worker.on('message', (m: Message) => {
       if (answered) return;
       if (m.kind === 'batch') {
         for (const c of m.checks) checks.push(c);
-        worker.postMessage('next');
+        setImmediate(ask);
         return;
       }
       answered = true;
