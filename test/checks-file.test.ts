@@ -76,6 +76,24 @@ describe('schema errors name the check, the field and what was expected', () => 
     ]));
   });
 
+  it('a command that is not one says so whatever its shape; an argv of strings or a string passes as it is', () => {
+    const got = problems({
+      checks: [
+        { id: 'a', command: ['x', 5], interval: 1 }, { id: 'b', command: '', interval: 1 },
+        { id: 'c', command: [''], interval: 1 }, { id: 'd', command: { 0: 'x' }, interval: 1 }, { id: 'e', command: null, interval: 1 },
+      ],
+    });
+    const expected = 'expected a command string or a non-empty argv array of strings, got';
+    expect(got).toEqual([
+      `checks[0] (id "a"): field "command": ${expected} ["x",5]`,
+      `checks[1] (id "b"): field "command": ${expected} ""`,
+      `checks[3] (id "d"): field "command": ${expected} {"0":"x"}`,
+      `checks[4] (id "e"): field "command": ${expected} null`,
+    ]);
+    const file = write({ checks: [{ id: 'a', command: ['x', ''], interval: 1 }, { id: 'b', command: 'y z', interval: 1 }] });
+    expect(loadChecksFile(file).checks.map((c) => c.definition.command)).toEqual([['x', ''], 'y z']);
+  });
+
   it('after the schema: duplicate ids, a missing interval, bad macros', () => {
     expect(problems({
       macros: { USER1: '/p' },

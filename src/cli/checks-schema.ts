@@ -84,10 +84,25 @@ const optionFields = {
 };
 
 const COMMAND = 'a command string or a non-empty argv array of strings';
-const command = v.union(
+const commandUnion = v.union(
   [nonEmpty(COMMAND), v.pipe(v.array(v.string(COMMAND)), v.minLength(1, COMMAND))],
   COMMAND,
 );
+
+/** What commandUnion accepts (its output for these is the input itself). */
+function isCommand(x: unknown): x is string | string[] {
+  if (typeof x === 'string') return x.length > 0;
+  if (!Array.isArray(x) || x.length === 0) return false;
+  for (let i = 0; i < x.length; i++) if (typeof x[i] !== 'string') return false;
+  return true;
+}
+
+const validCommand = v.custom<string | string[]>(isCommand, COMMAND);
+// A valid command passes as it is; any other gets the union, whose issues (and
+// so messages) are unchanged. The union alone made the issue of its failed
+// string branch for every argv command: ~1.7 µs a check, 170 ms of loading
+// 100,000 checks.
+const command = v.lazy((x) => (isCommand(x) ? validCommand : commandUnion));
 
 const checkSchema = v.strictObject({
   id: nonEmpty('a non-empty string'),
