@@ -218,12 +218,6 @@ NO_SANITIZE static int child_main(void* arg) {
   if (req->cwd != NULL && syscall(SYS_chdir, req->cwd) != 0)
     child_fail(ctx, NOSHELL_STEP_CHDIR);
 
-  /* While still privileged: root may lower the value, the user it becomes
-   * may not. This thread only (the child has no other). */
-  if ((req->flags & NOSHELL_SET_NICE) &&
-      syscall(SYS_setpriority, PRIO_PROCESS, 0, NOSHELL_NICE_OF(req->flags)) != 0)
-    child_fail(ctx, NOSHELL_STEP_SETPRIORITY);
-
   if (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID)) set_credentials(ctx);
 
   if (req->flags & NOSHELL_RESET_SCHED) {

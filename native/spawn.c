@@ -23,7 +23,7 @@ extern char** environ;
 static const char* const step_names[NOSHELL_STEP_COUNT] = {
   "none", "validate", "resolve", "stdio", "pipe2", "open /dev/null",
   "posix_spawnattr", "spawn", "setpgid", "dup2", "chdir", "setgroups",
-  "setgid", "setuid", "execve", "capture", "setpriority"
+  "setgid", "setuid", "execve", "capture"
 };
 
 unsigned noshell_forced = 0;
@@ -202,7 +202,7 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
      * directory on any glibc. 'posix_spawn' by name stays glibc's. */
     method = NOSHELL_METHOD_VFORK;
   } else if (method == NOSHELL_METHOD_POSIX_SPAWN &&
-             (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID | NOSHELL_SET_NICE))) {
+             (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID))) {
     child->step = NOSHELL_STEP_VALIDATE;
     return ENOTSUP;
   } else if (method < NOSHELL_METHOD_AUTO || method > NOSHELL_METHOD_FORK) {

@@ -39,17 +39,9 @@ enum {
   NOSHELL_SET_UID = 2,
   NOSHELL_SET_GID = 4,
   NOSHELL_SET_GROUPS = 8, /* groups/ngroups were given (even an empty list) */
-  NOSHELL_RESET_SCHED = 16, /* the child runs SCHED_OTHER whatever the spawning
-                             * thread runs (the executor runs SCHED_BATCH) */
-  NOSHELL_SET_NICE = 32     /* the child's nice value is NOSHELL_NICE_OF(flags) */
+  NOSHELL_RESET_SCHED = 16 /* the child runs SCHED_OTHER whatever the spawning
+                            * thread runs (the executor runs SCHED_BATCH) */
 };
-
-/* With NOSHELL_SET_NICE, bits 8-13 of flags hold the child's nice value plus
- * 20 (0-39: nice -20 to 19), set with setpriority() before the credentials
- * change (so that root may lower it) and before execve. Kept in flags so that
- * both glue paths (spawn and the executor's jobs) carry it unchanged. */
-#define NOSHELL_NICE_SHIFT 8
-#define NOSHELL_NICE_OF(flags) ((int) (((flags) >> NOSHELL_NICE_SHIFT) & 63u) - 20)
 
 /* Steps that can fail; noshell_step_name() gives their names. */
 typedef enum {
@@ -69,7 +61,6 @@ typedef enum {
   NOSHELL_STEP_SETUID,
   NOSHELL_STEP_EXEC,
   NOSHELL_STEP_CAPTURE,  /* (glue) the output capture or exit watch could not start */
-  NOSHELL_STEP_SETPRIORITY, /* the nice value asked for (lowering it needs privilege) */
   NOSHELL_STEP_COUNT
 } noshell_step_t;
 

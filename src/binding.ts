@@ -11,10 +11,7 @@ export enum NativeMethod { Auto = 0, PosixSpawn = 1, Vfork = 2, Fork = 3 }
 export enum NativeStdio { Pipe = 0, Ignore = 1, Inherit = 2, Fd = 3, Stdout = 4 }
 
 /** Mirrors the NOSHELL_* flags in native/spawn.h. */
-export enum NativeFlag { NewProcessGroup = 1, SetUid = 2, SetGid = 4, SetGroups = 8, SetNice = 32 }
-
-/** With NativeFlag.SetNice, flags carry the nice value plus 20 from this bit on (NOSHELL_NICE_SHIFT). */
-export const NATIVE_NICE_SHIFT = 8;
+export enum NativeFlag { NewProcessGroup = 1, SetUid = 2, SetGid = 4, SetGroups = 8 }
 
 /** Called once when the child is reaped and its captured streams ended.
  * exitCode -1 with signal 0: the status was lost (another part of the

@@ -3,13 +3,10 @@
 // for every column, the reloads the edits they were given, and no noshell run
 // may be left (each one's pid is on stderr).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseScaleArgs } from '../src/bench/scale-args';
-import { editChecks, initialChecks, writeChecksFile } from '../src/bench/scale-checks';
-import { loadChecksFile } from '../src/cli/checks-file';
+import { editChecks, initialChecks } from '../src/bench/scale-checks';
 import { reloadCounts } from '../src/bench/scale-figures';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
@@ -32,25 +29,6 @@ describe('editChecks', () => {
     expect(checks.filter((c) => c.version === 1)).toHaveLength(80);
     expect(checks.filter((c) => c.id.startsWith('r1-'))).toHaveLength(10);
     expect(new Set(checks.map((c) => c.id)).size).toBe(1000);
-  });
-
-  it('--nice goes into the generated file\'s defaults, which every check then has; a bad one is refused', () => {
-    const o = parseScaleArgs(['--scale', '--quick', '--nice', '10'], '/x/cli.js');
-    expect(o.nice).toBe(10);
-    expect(parseScaleArgs(['--scale'], '/x/cli.js')).not.toHaveProperty('nice');
-    // A negative value takes the = form, as in any parseArgs CLI.
-    expect(parseScaleArgs(['--scale', '--nice=-5'], '/x/cli.js').nice).toBe(-5);
-    for (const bad of ['20', '-21', '1.5', '', 'x']) expect(() => parseScaleArgs(['--scale', `--nice=${bad}`], '/x/cli.js')).toThrow(/--nice must be a whole number/);
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-scale-nice-'));
-    try {
-      const file = path.join(dir, 'checks.json');
-      writeChecksFile(file, initialChecks(3), 1000, -4);
-      expect(loadChecksFile(file).checks.map((c) => c.definition.nice)).toEqual([-4, -4, -4]);
-      writeChecksFile(file, initialChecks(3), 1000);
-      expect(loadChecksFile(file).checks.map((c) => 'nice' in c.definition)).toEqual([false, false, false]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 
   it('reads the counts of a reload line, ids with digits or not', () => {

@@ -48,7 +48,7 @@ describe('schema errors name the check, the field and what was expected', () => 
     const got = problems({
       checks: [
         { id: 'load', command: 'x', interval: 'soon' },
-        { id: 'disk', command: 5, interval: '1s', timeoutState: 'BAD', maxAttempts: 0, nice: 20 },
+        { id: 'disk', command: 5, interval: '1s', timeoutState: 'BAD', maxAttempts: 0 },
         { command: 'x', interval: '1s' },
         { id: 'env', command: [], interval: 0, env: { '1X': 'a', B: 1 }, shell: 'yes', user: 'a:b', killSignal: 'SIGFOO' },
       ],
@@ -61,7 +61,6 @@ describe('schema errors name the check, the field and what was expected', () => 
       'checks[1] (id "disk"): field "command": expected a command string or a non-empty argv array of strings, got 5',
       'checks[1] (id "disk"): field "maxAttempts": expected a whole number >= 1, got 0',
       'checks[1] (id "disk"): field "timeoutState": expected a state: 0-3 or OK, WARNING, CRITICAL, UNKNOWN, got "BAD"',
-      'checks[1] (id "disk"): field "nice": expected a whole number from -20 to 19, got 20',
       'checks[2]: field "id" is missing',
       'checks[3] (id "env"): field "command": expected a command string or a non-empty argv array of strings, got []',
       'checks[3] (id "env"): field "interval": expected a duration like 500, "250ms", "10s" or "5m", at least 1 ms, got 0',
@@ -167,10 +166,10 @@ describe('definitions', () => {
     const file = write({
       concurrency: 8,
       macros: { USER1: '/usr/lib/nagios/plugins', USER7: 'public' },
-      defaults: { interval: '1m', timeout: '10s', timeoutState: 'CRITICAL', env: { LANG: 'C' }, nice: 10 },
+      defaults: { interval: '1m', timeout: '10s', timeoutState: 'CRITICAL', env: { LANG: 'C' } },
       checks: [
         { id: 'snmp', command: '$USER1$/check_snmp -C $USER7$ -w $ARG1$', args: ['~:20'], retryInterval: '5s', maxAttempts: 3 },
-        { id: 'argv', command: ['$USER1$/check_dummy', '$ARG1$', '$ARG2$'], args: ['0', 'a b'], interval: 500, timeout: 1000, nice: -3 },
+        { id: 'argv', command: ['$USER1$/check_dummy', '$ARG1$', '$ARG2$'], args: ['0', 'a b'], interval: 500, timeout: 1000 },
       ],
     });
     const loaded = loadChecksFile(file);
@@ -178,11 +177,11 @@ describe('definitions', () => {
     expect(loaded.checks).toEqual([
       { definition: {
         id: 'snmp', command: '/usr/lib/nagios/plugins/check_snmp -C public -w ~:20', interval: 60_000, retryInterval: 5000,
-        maxAttempts: 3, timeout: 10_000, timeoutState: 2, env: { LANG: 'C' }, nice: 10,
+        maxAttempts: 3, timeout: 10_000, timeoutState: 2, env: { LANG: 'C' },
       } },
       { definition: {
         id: 'argv', command: ['/usr/lib/nagios/plugins/check_dummy', '0', 'a b'], interval: 500, timeout: 1000,
-        timeoutState: 2, env: { LANG: 'C' }, nice: -3,
+        timeoutState: 2, env: { LANG: 'C' },
       } },
     ]);
   });

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-export const scaleUsage = 'noshell bench --scale [--quick | --sizes N,N,…] [--rate R] [--seconds S] [--nice N] [--cli PATH]';
+export const scaleUsage = 'noshell bench --scale [--quick | --sizes N,N,…] [--rate R] [--seconds S] [--cli PATH]';
 
 export interface ScaleOptions {
   sizes: number[];
@@ -14,8 +14,6 @@ export interface ScaleOptions {
   shares: number[];
   /** The noshell to measure: a package's dist/cli.js (default this one). */
   cli: string;
-  /** The checks' nice value (the checks file's `defaults.nice`); undefined: left out, noshell's own. */
-  nice?: number | undefined;
 }
 
 function positive(name: string, v: string, integer: boolean): number {
@@ -26,20 +24,12 @@ function positive(name: string, v: string, integer: boolean): number {
   return n;
 }
 
-function niceValue(v: string): number {
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isInteger(n) || n < -20 || n > 19) {
-    throw new TypeError(`noshell bench --scale: --nice must be a whole number from -20 to 19, got ${JSON.stringify(v)}`);
-  }
-  return n;
-}
-
 export function parseScaleArgs(argv: string[], ownCli: string): ScaleOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
       scale: { type: 'boolean' }, quick: { type: 'boolean' }, sizes: { type: 'string' }, rate: { type: 'string' },
-      seconds: { type: 'string' }, cli: { type: 'string' }, nice: { type: 'string' },
+      seconds: { type: 'string' }, cli: { type: 'string' },
     },
     strict: true,
   });
@@ -53,6 +43,5 @@ export function parseScaleArgs(argv: string[], ownCli: string): ScaleOptions {
     steadyMs: 1000 * (values.seconds === undefined ? (values.quick === true ? 10 : 20) : positive('seconds', values.seconds, false)),
     shares: [0.01, 0.1],
     cli: values.cli === undefined ? ownCli : path.resolve(values.cli),
-    ...(values.nice === undefined ? {} : { nice: niceValue(values.nice) }),
   };
 }

@@ -58,14 +58,10 @@ export function editChecks(checks: readonly ScaleCheck[], share: number, tag: st
   return { checks: next, edit: { added, removed, changed } };
 }
 
-/**
- * Writes the checks file whole, then renames it into place: a reload never
- * reads half of it. `nice`: the checks' nice value (`defaults.nice`).
- */
-export function writeChecksFile(file: string, checks: readonly ScaleCheck[], intervalMs: number, nice?: number): void {
+/** Writes the checks file whole, then renames it into place: a reload never reads half of it. */
+export function writeChecksFile(file: string, checks: readonly ScaleCheck[], intervalMs: number): void {
   const lines = checks.map((c) => JSON.stringify({ id: c.id, command: [CHECK_DUMMY, '0', `OK v${c.version} | ${PERFDATA}`] }));
-  const niceField = nice === undefined ? '' : `, "nice": ${nice}`;
-  const text = `{"defaults": {"interval": ${intervalMs}, "timeout": "10s"${niceField}},\n"checks": [\n${lines.join(',\n')}\n]}\n`;
+  const text = `{"defaults": {"interval": ${intervalMs}, "timeout": "10s"},\n"checks": [\n${lines.join(',\n')}\n]}\n`;
   writeFileSync(`${file}.tmp`, text);
   renameSync(`${file}.tmp`, file);
 }

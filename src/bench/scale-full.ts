@@ -46,13 +46,12 @@ export interface FullRow {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function measureFull(
-  n: number, base: Baseline,
-  o: { cli: string; windowMs: number; nice?: number | undefined; spawned: (pid: number, checks: number, dir: string) => void },
+  n: number, base: Baseline, o: { cli: string; windowMs: number; spawned: (pid: number, checks: number, dir: string) => void },
 ): Promise<FullRow> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-bench-scale-'));
   const file = path.join(dir, 'checks.json');
   const intervalMs = intervalFor(n, FILL_RATE);
-  writeChecksFile(file, initialChecks(n), intervalMs, o.nice);
+  writeChecksFile(file, initialChecks(n), intervalMs);
   const p = new ScaleProcess(o.cli, file, o.windowMs);
   o.spawned(p.pid, n, dir);
   try {

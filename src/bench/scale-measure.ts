@@ -74,8 +74,6 @@ export interface ScaleRunOptions {
   rate: number;
   steadyMs: number;
   shares: number[];
-  /** The checks' nice value, or left out. */
-  nice?: number | undefined;
   /** Called as each phase begins: "start", "scraped", "reload 1 %". */
   phase: (name: string) => void;
   /** Called with each noshell run started, and the directory of its checks file. */
@@ -149,7 +147,7 @@ export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions)
   const file = path.join(dir, 'checks.json');
   const intervalMs = intervalFor(n, o.rate);
   let checks = initialChecks(n);
-  writeChecksFile(file, checks, intervalMs, o.nice);
+  writeChecksFile(file, checks, intervalMs);
   o.phase('start');
   const p = new ScaleProcess(o.cli, file, WINDOW_MS);
   o.spawned(p.pid, n, dir);
@@ -179,7 +177,7 @@ export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions)
       if (reloads.some((r) => r.to === null)) break;
       const next = editChecks(checks, share, `r${reloads.length + 1}`);
       checks = next.checks;
-      writeChecksFile(file, checks, intervalMs, o.nice);
+      writeChecksFile(file, checks, intervalMs);
       reloads.push(await reloadOnce(p, { share, expected: next.edit }));
       await sleep(SETTLE_MS);
     }

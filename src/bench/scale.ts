@@ -40,7 +40,7 @@ export async function runScaleBench(
     ...(progressStream ? { stream: progressStream } : {}),
   });
   log(`noshell bench --scale: ${describeCli(o.cli)}; ${o.sizes.map((n) => n.toLocaleString('en-US')).join(', ')} checks of ` +
-    `\`check_dummy 0 "OK | <5 perfdata values>"\` offering ${o.rate} checks/s in all, concurrency 32${o.nice === undefined ? '' : `, checks at nice ${o.nice}`}; ${o.steadyMs / 1000} s scraped ` +
+    `\`check_dummy 0 "OK | <5 perfdata values>"\` offering ${o.rate} checks/s in all, concurrency 32; ${o.steadyMs / 1000} s scraped ` +
     `every ${SCRAPE_EVERY_MS / 1000} s, then reloads editing ${o.shares.map((s) => `${s * 100} %`).join(' and ')} of the checks; ` +
     `then a run at ${FILL_RATE} checks/s until every check has reported, scraped 3 times; ` +
     `loop blocks from ${hasLoopDelayReport(o.cli) ? 'its own' : 'a preloaded'} NOSHELL_LOOP_DELAY_REPORT in ${WINDOW_MS} ms windows; ` +
@@ -70,7 +70,7 @@ export async function runScaleBench(
       }));
       progress.unitDone();
       progress.step('every check reported');
-      full.push(await measureFull(n, base, { cli: o.cli, windowMs: WINDOW_MS, nice: o.nice, spawned }));
+      full.push(await measureFull(n, base, { cli: o.cli, windowMs: WINDOW_MS, spawned }));
       progress.unitDone();
       progress.endGroup();
     }

@@ -58,8 +58,6 @@ const nonEmpty = (what: string) => v.pipe(v.string(what), v.minLength(1, what));
 
 const METRICS = 'true, false or { "perfdata": false }';
 
-const NICE = 'a whole number from -20 to 19';
-
 /** Fields a check and `defaults` share. */
 const optionFields = {
   interval: v.optional(duration(1)),
@@ -73,7 +71,6 @@ const optionFields = {
   cwd: v.optional(nonEmpty('a directory path')),
   env: v.optional(v.record(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name')), text('a string value'), 'an object of NAME: "value" strings')),
   killSignal: v.optional(signal),
-  nice: v.optional(v.pipe(v.number(NICE), v.integer(NICE), v.minValue(-20, NICE), v.maxValue(19, NICE))),
   user: v.optional(nameOrId),
   group: v.optional(nameOrId),
   // false: none of the check's noshell_check_* series; { perfdata: false }: all but its perfdata ones.

@@ -73,7 +73,7 @@ export const COMMANDS: CommandHelp[] = [
       'noshell bench [--quick] [--seconds S] [--out DIR]',
       'noshell bench --gearman [--jobs N] [--max-worker N] [--rounds N] [--key K]',
       'noshell bench --vs-nagios [--services N] [--interval S] [--workers 4,16] [--concurrency N] [--seconds S] [--rounds R] [--plugin PATH]',
-      'noshell bench --scale [--quick | --sizes N,N,…] [--rate R] [--seconds S] [--nice N] [--cli PATH]',
+      'noshell bench --scale [--quick | --sizes N,N,…] [--rate R] [--seconds S] [--cli PATH]',
     ],
     options: [
       ['--quick', 'a shorter matrix (fewer workloads, 2 rounds, 0.25 s per measurement)'],
@@ -96,7 +96,6 @@ export const COMMANDS: CommandHelp[] = [
       ['  --sizes N,N,…', 'the numbers of checks (default 1000,10000,100000; --quick: 1000,10000)'],
       ['  --rate R', 'checks/s all of them offer together, whatever their number (default 300)'],
       ['  --seconds S', 'scraped seconds per size, a scrape every 5 s (default 20, 10 with --quick)'],
-      ['  --nice N', 'the checks\' nice value, -20 to 19 (the checks file\'s defaults.nice; default: left out)'],
       ['  --cli PATH', 'the noshell to measure: another build\'s dist/cli.js (default this one)'],
       ['-h, --help', 'this help'],
     ],

@@ -1,7 +1,7 @@
 // Spawn options: the public types, and their validation into what the native
 // side takes. Everything is checked here, before anything is spawned.
 import { fileURLToPath } from 'node:url';
-import { NATIVE_NICE_SHIFT, NativeFlag, NativeMethod, NativeStdio } from '../binding';
+import { NativeFlag, NativeMethod, NativeStdio } from '../binding';
 import { signalNumber } from './status';
 import { normalizeCredentials } from './credentials';
 import { buildEnv } from './env';
@@ -43,14 +43,6 @@ export interface SpawnOptions {
   groups?: readonly number[] | undefined;
   /** 'auto' (default): our clone(CLONE_VM|CLONE_VFORK) path, as 'vfork'. 'posix_spawn' is glibc's. 'fork' is for benchmarks. */
   method?: SpawnMethod | undefined;
-  /**
-   * The child's nice value, -20 (most favoured) to 19, set before it drops
-   * credentials and execs (as `nice`/systemd's `Nice=` would). Left out: this
-   * process's. A value below this process's needs CAP_SYS_NICE (or
-   * RLIMIT_NICE): otherwise the spawn fails with EACCES at 'setpriority'.
-   * Uses the vfork path.
-   */
-  nice?: number | undefined;
 }
 
 /** What spawn() hands to the native side, already checked. */
@@ -75,7 +67,7 @@ export interface NormalizedSpawn {
 
 const spawnKeys = new Set([
   'cwd', 'env', 'extendEnv', 'argv0', 'stdin', 'stdout', 'stderr', 'timeout', 'killSignal',
-  'forceKillAfter', 'signal', 'processGroup', 'uid', 'gid', 'groups', 'method', 'nice',
+  'forceKillAfter', 'signal', 'processGroup', 'uid', 'gid', 'groups', 'method',
 ]);
 
 const methods: Record<string, NativeMethod> = {
@@ -109,15 +101,6 @@ function checkMs(value: unknown, option: string): number {
     throw new RangeError(`${option} must be at most ${MAX_TIMER_MS} ms or Infinity, got ${value}`);
   }
   return value === Infinity ? 0 : value;
-}
-
-/** The flag bits of a `nice` option: a whole number from -20 to 19. */
-export function niceFlags(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw new TypeError(`nice must be a whole number from -20 to 19, got ${describe(value)}`);
-  }
-  if (value < -20 || value > 19) throw new RangeError(`nice must be from -20 to 19, got ${value}`);
-  return NativeFlag.SetNice | ((value + 20) << NATIVE_NICE_SHIFT);
 }
 
 function stdioKind(value: unknown, i: number, out: Int32Array): void {
@@ -188,17 +171,12 @@ export function normalizeSpawn(
   const creds = normalizeCredentials(o.uid, o.gid, o.groups);
   flags |= creds.flags;
 
-  if (o.nice !== undefined) flags |= niceFlags(o.nice);
-
   const method = methods[o.method ?? 'auto'];
   if (method === undefined || !Object.hasOwn(methods, o.method ?? 'auto')) {
     throw new TypeError(`method must be 'auto', 'posix_spawn', 'vfork' or 'fork', got ${describe(o.method)}`);
   }
   if (method === NativeMethod.PosixSpawn && (flags & (NativeFlag.SetUid | NativeFlag.SetGid))) {
     throw new TypeError("method 'posix_spawn' cannot set uid/gid; use 'auto' or 'vfork'");
-  }
-  if (method === NativeMethod.PosixSpawn && (flags & NativeFlag.SetNice)) {
-    throw new TypeError("method 'posix_spawn' cannot set nice; use 'auto' or 'vfork'");
   }
 
   const timeout = checkMs(o.timeout, 'timeout');

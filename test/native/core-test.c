@@ -190,38 +190,6 @@ static void test_credentials(noshell_method_t method, int check_exec_errors) {
         "missing as nobody (method %d): %d step %d", method, err, child.step);
 }
 
-/* nice: the child reads its own /proc/self/stat (field 19 is its nice
- * value); 'posix_spawn' by name refuses it before anything starts. */
-static void test_nice(noshell_method_t method) {
-  noshell_spawn_t req;
-  noshell_child_t child;
-  char* argv[] = {(char*) "cat", (char*) "/proc/self/stat", NULL};
-  char buf[1024];
-  const char* p;
-  int err, field, nice = 0;
-  init(&req, method, argv);
-  req.search_path = "/bin:/usr/bin";
-  req.flags |= NOSHELL_SET_NICE | ((unsigned) (13 + 20) << NOSHELL_NICE_SHIFT);
-  err = noshell_spawn(&req, &child);
-  if (method == NOSHELL_METHOD_POSIX_SPAWN) {
-    CHECK(err == ENOTSUP && child.step == NOSHELL_STEP_VALIDATE && child.pid == -1,
-          "posix_spawn refuses nice: %d step %d", err, child.step);
-    return;
-  }
-  CHECK(err == 0, "nice spawn (method %d): %d step %d", method, err, child.step);
-  if (err != 0) return;
-  read_all(child.fds[1], buf, sizeof(buf));
-  close(child.fds[1]);
-  CHECK(wait_status(child.pid) == 0, "cat ran");
-  p = strrchr(buf, ')');
-  /* The space after ")" comes before field 3 (state); nice is field 19. */
-  for (field = 2; p != NULL && field < 19; field++) p = strchr(p + 1, ' ');
-  if (p != NULL) nice = atoi(p + 1);
-  CHECK(p != NULL && nice == 13, "child nice (method %d): %d", method, nice);
-  CHECK(NOSHELL_NICE_OF(req.flags) == 13 && strcmp(noshell_step_name(NOSHELL_STEP_SETPRIORITY), "setpriority") == 0,
-        "nice flags and step name");
-}
-
 /* With more supplementary groups than the child reads /proc/self/status
  * for (its text grows with them): every signal reset, one call each. */
 static void test_signals_many_groups(void) {
@@ -271,10 +239,6 @@ int main(int argc, char** argv) {
   test_signals_reset(NOSHELL_METHOD_VFORK);
   test_signals_reset(NOSHELL_METHOD_POSIX_SPAWN);
   test_signals_reset(NOSHELL_METHOD_FORK);
-  test_nice(NOSHELL_METHOD_AUTO);
-  test_nice(NOSHELL_METHOD_VFORK);
-  test_nice(NOSHELL_METHOD_FORK);
-  test_nice(NOSHELL_METHOD_POSIX_SPAWN);
   /* Without /proc/self/status: every signal, one call each. */
   noshell_forced = NOSHELL_FALLBACK_PROC_SIGNALS;
   test_signals_reset(NOSHELL_METHOD_AUTO);
