@@ -3,6 +3,7 @@
 // every earlier test passed its options explicitly, and the backoff and the
 // answer deadline were off by default for months). Each one is measured
 // against a peer on loopback; the slow ones run side by side.
+import { rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -67,7 +68,8 @@ describe.concurrent('defaults with no options', () => {
     const lib = new HostileGearmand('silent');
     const cli = new HostileGearmand('silent');
     const worker = new GearmanWorker({ servers: [await lib.listen()], key: 'k' }).start();
-    const proc = new WorkerProcess([`--server=${await cli.listen()}`, '--key=k'], path.join(os.tmpdir(), `noshell-defaults-${process.pid}.log`));
+    const logFile = path.join(os.tmpdir(), `noshell-defaults-${process.pid}.log`);
+    const proc = new WorkerProcess([`--server=${await cli.listen()}`, '--key=k'], logFile);
     try {
       await waitUntil(() => lib.peerCloses.length > 0 && cli.peerCloses.length > 0, 40_000, 'both workers to give up on the silent peer');
       for (const s of [lib, cli]) {
@@ -80,6 +82,7 @@ describe.concurrent('defaults with no options', () => {
     } finally {
       await worker.stop({ deadlineMs: 100, flushMs: 100 });
       await proc.dispose();
+      rmSync(logFile, { force: true });
       await lib.close();
       await cli.close();
     }
