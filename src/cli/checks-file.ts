@@ -81,10 +81,12 @@ export function loadChecksFile(file: string): ChecksFile {
       problems.push(`${checkName(c, i)}: field "interval" is missing (give it here or in "defaults")`);
       return;
     }
+    const fileCheck: FileCheck = { definition };
     const user = Object.hasOwn(c, 'user') ? c.user : defaults.user;
     const group = Object.hasOwn(c, 'group') ? c.group : defaults.group;
-    checks.push(user === undefined && group === undefined ? { definition }
-      : { definition, ...(user !== undefined ? { user } : {}), ...(group !== undefined ? { group } : {}) });
+    if (user !== undefined) fileCheck.user = user;
+    if (group !== undefined) fileCheck.group = group;
+    checks.push(fileCheck);
   });
   if (problems.length > 0) throw new TypeError(`${file}: invalid checks file:\n  ${problems.join('\n  ')}`);
   return { runner: data.concurrency !== undefined ? { concurrency: data.concurrency } : {}, metrics: data.metrics ?? {}, checks };
