@@ -3,7 +3,7 @@
 // checkStatus()), without running anything.
 import type { CheckFigures, CheckStatus } from '../src/check/check-status';
 import type { CheckDefinition, CheckRunResult, RunnerStats } from '../src/check/definition';
-import { checkDefinitionOf, eachCheckFigures } from '../src/check/metrics-snapshot';
+import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type FiguresList } from '../src/check/metrics-snapshot';
 import type { PerfDatum } from '../src/check/perfdata';
 import { CheckRunner } from '../src/index';
 
@@ -15,12 +15,22 @@ export class FakeSource {
   /** What CheckRunner has: a result is a new object, never changed (scrapes then read only what changed, scrape-cache.ts). */
   [eachCheckFigures]?: () => Iterable<CheckFigures>;
   [checkDefinitionOf]?: (id: string) => object | undefined;
+  [checkFiguresList]?: () => FiguresList;
 
-  /** `kept`: read as a CheckRunner is, by its kept records. */
+  /**
+   * `kept`: read as a CheckRunner is, by its kept records, and as its list:
+   * every check read into one object, overwritten by the next read (what a
+   * scrape keeps of one must be a copy).
+   */
   constructor(kept = false) {
     if (kept) {
       this[eachCheckFigures] = () => this.checkStatus();
       this[checkDefinitionOf] = (id) => this.checks.get(id)?.definition;
+      this[checkFiguresList] = () => {
+        const list = this.checkStatus();
+        const shared = { ...list[0] } as CheckFigures;
+        return { length: list.length, read: (i) => Object.assign(shared, list[i]) };
+      };
     }
   }
 

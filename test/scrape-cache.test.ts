@@ -5,12 +5,13 @@
 import { existsSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { allFamilies, formatMetrics, metricsBytes, metricsChunks, renderFamilies } from '../src/check/metrics';
 import { perfdataExposure } from '../src/check/metrics-options';
 import { takeSnapshot, type MetricsSource } from '../src/check/metrics-snapshot';
 import { configureRunnerMetrics, metricsStateOf } from '../src/check/metrics-state';
-import { PerfdataLimit } from '../src/check/perfdata-limit';
+import { PerfdataLimit, perfdataLimitOf } from '../src/check/perfdata-limit';
+import { ScrapeColumns } from '../src/check/scrape-columns';
 import type { PerfDatum } from '../src/check/perfdata';
 import { CheckRunner } from '../src/index';
 import { bigSource, fivePerfdata } from './metrics-source';
@@ -84,6 +85,30 @@ describe('scrapes of a runner', () => {
     for (const id of [...source.checks.keys()]) source.remove(id);
     expect(await scrape('chunks')).toBe(want());
     expect(cache.lastRead).toBe(0);
+  });
+
+  it('copy the unchanged checks in runs when one changes shape, not one at a time', async () => {
+    const source = bigSource(5000, true);
+    const ref = new PerfdataLimit();
+    const want = () => renderFamilies(allFamilies, takeSnapshot(source, ref, perfdataExposure(undefined)));
+    expect(await joined(metricsChunks(source, { sliceMs: 1 }))).toBe(want());
+    // One item where it had five: it and every check after it go into a second set of columns.
+    source.result('host-2500/ping', 0, [{ label: 'only', value: 1, uom: '' }]);
+    const runs: number[] = [];
+    const appendRun = ScrapeColumns.prototype.appendRun;
+    const spy = vi.spyOn(ScrapeColumns.prototype, 'appendRun').mockImplementation(function (this: ScrapeColumns, from, j0, j1) {
+      runs.push(j1 - j0);
+      appendRun.call(this, from, j0, j1);
+    });
+    try {
+      expect(await joined(metricsChunks(source, { sliceMs: 1 }))).toBe(want());
+    } finally {
+      spy.mockRestore();
+    }
+    expect(cacheOf(source).lastRead).toBe(1);
+    // 2,500 + 2,499 copied, in runs of at most 2,048 (and the changed check, read on its own); each was one run of 1.
+    expect(runs.reduce((a, b) => a + b, 0)).toBe(5000);
+    expect(runs.length).toBeLessThanOrEqual(6);
   });
 
   it('keep their text to at most about twice what a full read makes: past it, the next scrape reads every check into new text', () => {
@@ -208,6 +233,19 @@ describe('scrapes of a runner', () => {
       expect(stateLines(c)).toEqual(stateLines(formatMetrics(plain)));
       expect(c).not.toContain('check="c3"');
       expect(c).toContain('noshell_check_interval_seconds{check="late"} 3600');
+      // A streamed scrape reads the runner's list into one object, and keeps the caps of the checks the runner
+      // still has: a removed check's are forgotten, every other check's kept.
+      const limit = perfdataLimitOf(runner);
+      const held = limit.heldLabelChars();
+      runner.remove('c4');
+      const d = await joined(runner.metricsChunks({ sliceMs: 0 }));
+      expect(d).not.toContain('check="c4"');
+      // What the caps held for c4: its two label sets, each "<length>:<label><base unit>".
+      const sets = c.split('\n').filter((l) => l.startsWith('noshell_check_perfdata{check="c4",'))
+        .map((l) => /label="([^"]*)",uom="([^"]*)"/.exec(l)!).map(([, label, uom]) => `${label.length}:${label}${uom}`);
+      expect(sets).toHaveLength(2);
+      expect(held - limit.heldLabelChars()).toBe(sets.join('').length);
+      expect(stateLines(d)).toEqual(stateLines(formatMetrics(plain)));
     } finally {
       await runner.stop();
     }

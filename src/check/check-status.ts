@@ -21,3 +21,8 @@ export interface CheckStatus {
 export interface CheckFigures extends Omit<CheckStatus, 'last'> {
   last: RunFigures | null;
 }
+
+/** A copy of `s` to keep: a FiguresList's reads share one object. */
+export function copyFigures(s: CheckFigures): CheckFigures {
+  return { id: s.id, definition: s.definition, running: s.running, last: s.last, lastStateChangeAt: s.lastStateChangeAt };
+}

@@ -11,7 +11,7 @@
 import { lineFamily, type LineFamily } from './check-lines';
 import { perCheckFamilies } from './check-view';
 import { allFamilies } from './families';
-import { checkDefinitionOf, checkFiguresOf, eachCheckFigures, type MetricFamily, type MetricsSource, type Snapshot } from './metrics-snapshot';
+import { checkDefinitionOf, checkFiguresList, checkFiguresOf, eachCheckFigures, type MetricFamily, type MetricsSource, type Snapshot } from './metrics-snapshot';
 import { metricsStateOf, type RunnerMetricsState } from './metrics-state';
 import type { ChunkPool } from './chunk-pool';
 import { CHUNK_BYTES, LineBytes } from './line-bytes';
@@ -90,7 +90,10 @@ export async function* metricsBytes(
   const state = metricsStateOf(source);
   const snap = aggregateSnapshot(source, state);
   const since = state.limit.mark();
-  const statuses = checkFiguresOf(source);
+  // A runner's checks as a list read into one object, with its own record of which checks it has (nothing made per check).
+  const list = source[checkFiguresList]?.() ?? null;
+  const has = source[checkDefinitionOf];
+  const statuses = list === null || has === undefined ? checkFiguresOf(source) : null;
   let sliceStart = performance.now();
   const due = () => performance.now() - sliceStart >= sliceMs;
   const pause = async () => {
@@ -102,17 +105,28 @@ export async function* metricsBytes(
   // Closed when the scrape ends or its reader stops (return()); one dropped unfinished is collected, and its hold on the kept columns with it (scrape-cache.ts).
   const gather = new ScrapeGather(state, currentOf(source));
   try {
-    const ids = new Set<string>();
-    for (const status of statuses) {
-      ids.add(status.id);
-      gather.add(status);
-      if ((ids.size & 63) === 0 && due()) await pause();
+    // The checks whose perfdata caps are kept: those read, or of a runner, those it still has.
+    let ids: { has(id: string): boolean };
+    if (statuses === null) {
+      for (let i = 0; i < list!.length; i++) {
+        gather.add(list!.read(i));
+        if ((i & 63) === 63 && due()) await pause();
+      }
+      ids = { has: (id: string) => has!.call(source, id) !== undefined };
+    } else {
+      const read = new Set<string>();
+      for (const status of statuses) {
+        read.add(status.id);
+        gather.add(status);
+        if ((read.size & 63) === 0 && due()) await pause();
+      }
+      ids = read;
     }
     while (gather.work()) if (due()) await pause();
     const views = gather.done();
     for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
     // Not needed while the text is made (it is 100,000 ids at that size).
-    ids.clear();
+    if (ids instanceof Set) ids.clear();
     // Chunks from the pool of whoever gives them back once written (a /metrics server's source).
     const out = new LineBytes(chunkBytes, pool?.size === chunkBytes ? pool : null);
     for (const f of allFamilies) {

@@ -56,6 +56,30 @@ export function figuresOf(e: Entry): CheckFigures {
   return { id: e.def.id, definition: e.def, running: e.running, last: e.last, lastStateChangeAt: changedAt(e) };
 }
 
+/** A scrape's list of entries, each read into the same object (metrics-snapshot.ts, FiguresList). */
+export class EntryFigures {
+  #f: CheckFigures | null = null;
+
+  constructor(readonly entries: readonly Entry[]) {}
+
+  get length(): number {
+    return this.entries.length;
+  }
+
+  read(i: number): CheckFigures {
+    const e = this.entries[i];
+    const f = this.#f;
+    // The first read makes the object, so it has figuresOf()'s shape.
+    if (f === null) return (this.#f = figuresOf(e));
+    f.id = e.def.id;
+    f.definition = e.def;
+    f.running = e.running;
+    f.last = e.last;
+    f.lastStateChangeAt = changedAt(e);
+    return f;
+  }
+}
+
 /** When a run of this entry started and ended, and whether its non-OK state is still soft. */
 export interface RunTimes {
   scheduledAt: number;

@@ -9,7 +9,7 @@ import type { CheckFigures, CheckStatus } from './check-status';
 import { Fifo } from './fifo';
 import { MinHeap } from './heap';
 import { formatMetrics, metricsChunks, type MetricsChunksOptions } from './metrics';
-import { checkDefinitionOf, eachCheckFigures } from './metrics-snapshot';
+import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type FiguresList } from './metrics-snapshot';
 import { NO_ERRORS } from './plugin-output';
 import { runCheck, type CheckOptions, type CheckResult } from './run-check';
 import {
@@ -18,7 +18,7 @@ import {
 } from './definition';
 import { RunnerCounters } from './runner-counters';
 import {
-  figuresOf, GRID, keepResult, newEntry, NEXT, planNext, QUEUED, runResultOf, statusOf, type Entry,
+  EntryFigures, figuresOf, GRID, keepResult, newEntry, NEXT, planNext, QUEUED, runResultOf, statusOf, type Entry,
 } from './runner-entry';
 import { SharedOptions } from './shared-options';
 
@@ -190,6 +190,15 @@ export class CheckRunner extends EventEmitter {
     return (function* figures() {
       for (const e of entries) yield figuresOf(e);
     })();
+  }
+
+  /** [eachCheckFigures]() as a list taken now, read by index into one object (what a streamed scrape reads). */
+  [checkFiguresList](): FiguresList {
+    // forEach into an array of its size: a spread of the map made an iterator result per check, and grew the array.
+    const entries = new Array<Entry>(this.#entries.size);
+    let i = 0;
+    this.#entries.forEach((e) => (entries[i++] = e));
+    return new EntryFigures(entries);
   }
 
   /** The check's definition as the runner has it now (a scrape tells a removed check by it). */

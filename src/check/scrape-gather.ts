@@ -79,10 +79,11 @@ export class ScrapeGather {
     this.#copy = new ScrapeCopy(this.views, cols, null, null, null, 0);
   }
 
+  /** The next check; `status` may be a FiguresList's shared object (what is kept of it is a copy). */
   add(status: CheckFigures): void {
     if (this.#copy !== null) {
       this.#copy.add(status);
-      this.#copy.step();
+      this.#copy.step(false);
       return;
     }
     const a = this.#a;
@@ -109,14 +110,14 @@ export class ScrapeGather {
       // Handed over: nothing is read in place from now on.
       this.#one = null;
       if (one.n === 1) copy.addRead(one, status);
-      copy.step();
+      copy.step(false);
       return;
     }
     // Not the next kept check: added, or some were removed before it.
     if (!checkExposure(status, this.views.exposure).series) return;
     const copy = this.#copyFrom(k, k);
     copy.add(status);
-    copy.step();
+    copy.step(false);
   }
 
   /** A second set from here on: the kept set's first `k` checks go over as they are; it goes on from check `next`. */
