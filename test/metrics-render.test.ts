@@ -97,9 +97,15 @@ describe('scrapes written a family at a time', () => {
           const got = o.how === 'sync' ? formatMetrics(source) : await joined(metricsChunks(source, { sliceMs: 0, chunkBytes: 50 }));
           const want = renderFamilies(allFamilies, takeSnapshot(source, ref, refExposure));
           expect(got).toBe(want);
-          // The kept columns and what each was made from stay in step.
+          // The kept columns and what each was made from stay in step; past them the keys' room holds nothing.
           const cache = metricsStateOf(source).cache;
-          if (kept) expect([cache.keys.ids.length, cache.keys.defs.length, cache.keys.lasts.length]).toEqual(Array(3).fill(cache.views!.cols.n));
+          if (kept) {
+            const k = cache.keys;
+            expect(k.n).toBe(cache.views!.cols.n);
+            expect([k.ids.slice(k.n).some((x) => x !== ''), k.defs.slice(k.n).some((x) => x !== null), k.lasts.slice(k.n).some((x) => x !== null)]).toEqual([false, false, false]);
+            const spare = cache.spareKeys;
+            if (spare !== null) expect([spare.n, spare.defs.some((x) => x !== null), spare.lasts.some((x) => x !== null)]).toEqual([0, false, false]);
+          }
         }
       }
     }), { numRuns: Number(process.env.NOSHELL_FUZZ_RUNS ?? 300) });

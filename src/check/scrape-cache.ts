@@ -36,6 +36,8 @@ export class ScrapeCache {
   keys = new Keys();
   /** The columns a scrape that goes on into a second set last left: the next such scrape writes into them. */
   spare: ScrapeColumns | null = null;
+  /** Their keys, cleared (kept while `spare` is). */
+  spareKeys: Keys | null = null;
   /**
    * The scrape reading or writing the kept columns, held weakly: one whose
    * reader dropped it unfinished (no return(), so no finally) is collected,
@@ -58,5 +60,6 @@ export class ScrapeCache {
     this.views = null;
     this.keys = new Keys();
     this.spare = null;
+    this.spareKeys = null;
   }
 }

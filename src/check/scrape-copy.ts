@@ -14,7 +14,6 @@ const RUN_MAX = 2048;
 export type CurrentDefinition = (id: string) => object | undefined;
 
 export class ScrapeCopy {
-  readonly keys = new Keys();
   /** Checks read (not copied). */
   read = 0;
   /** The next check of the kept set expected. */
@@ -32,11 +31,11 @@ export class ScrapeCopy {
   readonly #ones: [ScrapeColumns, CheckFigures][] = [];
 
   /**
-   * Into `cols` (cleared), from the kept set `a` (made from `aKeys`; null:
-   * every check read), its first `k` checks as they are.
+   * Into `cols` and `keys` (both cleared), from the kept set `a` (made from
+   * `aKeys`; null: every check read), its first `k` checks as they are.
    */
   constructor(readonly views: CheckViews, readonly cols: ScrapeColumns, readonly a: ScrapeColumns | null, readonly aKeys: Keys | null,
-    readonly current: CurrentDefinition | null, k: number) {
+    readonly current: CurrentDefinition | null, k: number, readonly keys = new Keys()) {
     if (a !== null) cols.reserve(a.n, a.nitems, a.nslots);
     for (let j = 0; j < k; j += RUN_MAX) this.#queue.push(j, Math.min(k, j + RUN_MAX));
     this.#k = k;

@@ -7,7 +7,7 @@ import { checkExposure } from './metrics-options';
 import type { RunnerMetricsState } from './metrics-state';
 import type { ScrapeCache } from './scrape-cache';
 import { ScrapeColumns } from './scrape-columns';
-import type { Keys } from './scrape-keys';
+import { Keys } from './scrape-keys';
 import { ScrapeCopy, type CurrentDefinition } from './scrape-copy';
 import { ScrapeText } from './scrape-text';
 
@@ -124,9 +124,12 @@ export class ScrapeGather {
   #copyFrom(k: number, next: number): ScrapeCopy {
     const cache = this.#cache!;
     const b = cache.spare ?? new ScrapeColumns();
+    const keys = cache.spareKeys ?? new Keys();
     cache.spare = null;
+    cache.spareKeys = null;
     b.clear();
-    const copy = new ScrapeCopy(this.views, b, this.#a, this.#aKeys, this.#current, k);
+    keys.clear();
+    const copy = new ScrapeCopy(this.views, b, this.#a, this.#aKeys, this.#current, k, keys);
     if (next > k) copy.skipTo(next);
     this.#copy = copy;
     return copy;
@@ -148,13 +151,19 @@ export class ScrapeGather {
         this.#aKeys!.truncate(this.#k);
         // Nothing changed shape: the second set is not held between scrapes.
         cache.spare = null;
+        cache.spareKeys = null;
       } else {
         while (copy.step());
         this.#read += copy.read;
         this.views.cols = copy.cols;
         cache.views = this.views;
         cache.keys = copy.keys;
-        if (this.#a !== null) cache.spare = this.#a;
+        if (this.#a !== null) {
+          cache.spare = this.#a;
+          // What it held is let go now, not when the next copy writes over it.
+          this.#aKeys!.clear();
+          cache.spareKeys = this.#aKeys;
+        }
       }
       cache.lastRead = this.#read;
       cache.lastFull = this.#rebuilt;

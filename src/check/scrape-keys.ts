@@ -2,15 +2,24 @@
 // (scrape-cache.ts): its definition, last result, running flag and when its
 // state last changed, by identity. A check whose four are the same is not
 // read again.
+
 import type { CheckFigures } from './check-status';
 
-/** What each check of a set of columns was made from, by position. */
+/**
+ * What each check of a set of columns was made from, by position: checks
+ * 0 … n - 1. The arrays keep their length when checks go (clear, truncate),
+ * so a set reused by the next scrape that copies (ScrapeCache.spareKeys)
+ * writes over them: made anew by push, the five arrays of 100,000 checks
+ * were ~12 MB of the old generation a scrape, grown in steps.
+ */
 export class Keys {
   ids: string[] = [];
-  defs: object[] = [];
+  defs: (object | null)[] = [];
   lasts: (object | null)[] = [];
   running: boolean[] = [];
   changed: number[] = [];
+  /** Checks held. */
+  n = 0;
 
   same(j: number, s: CheckFigures): boolean {
     const c = s.lastStateChangeAt ?? NaN;
@@ -27,24 +36,37 @@ export class Keys {
   }
 
   push(s: CheckFigures): void {
-    this.set(this.ids.length, s);
+    this.set(this.n++, s);
   }
 
   pushFrom(from: Keys, j0: number, j1: number): void {
-    for (let j = j0; j < j1; j++) {
-      this.ids.push(from.ids[j]);
-      this.defs.push(from.defs[j]);
-      this.lasts.push(from.lasts[j]);
-      this.running.push(from.running[j]);
-      this.changed.push(from.changed[j]);
+    let n = this.n;
+    for (let j = j0; j < j1; j++, n++) {
+      this.ids[n] = from.ids[j];
+      this.defs[n] = from.defs[j];
+      this.lasts[n] = from.lasts[j];
+      this.running[n] = from.running[j];
+      this.changed[n] = from.changed[j];
     }
+    this.n = n;
   }
 
+  /** The first `n` checks only (what the rest held is let go). */
   truncate(n: number): void {
-    this.ids.length = Math.min(n, this.ids.length);
-    this.defs.length = this.ids.length;
-    this.lasts.length = this.ids.length;
-    this.running.length = this.ids.length;
-    this.changed.length = this.ids.length;
+    if (n >= this.n) return;
+    this.#drop(n, this.n);
+    this.n = n;
+  }
+
+  /** No checks, the room kept. */
+  clear(): void {
+    this.truncate(0);
+  }
+
+  /** Lets go of the ids, definitions and results of checks a … b - 1. */
+  #drop(a: number, b: number): void {
+    this.ids.fill('', a, b);
+    this.defs.fill(null, a, b);
+    this.lasts.fill(null, a, b);
   }
 }
