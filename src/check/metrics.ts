@@ -17,6 +17,7 @@ import type { ChunkPool } from './chunk-pool';
 import { CHUNK_BYTES, LineBytes } from './line-bytes';
 import { familyHeader, sampleLines } from './metrics-text';
 import { ScrapeGather, type CurrentDefinition } from './scrape-gather';
+import { warmingOf } from './scrape-warm';
 
 export { allFamilies } from './families';
 export { escapeLabelValue, renderFamilies } from './metrics-text';
@@ -87,6 +88,8 @@ export async function* metricsBytes(
   const sliceMs = options.sliceMs ?? 5;
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   if (!(chunkBytes >= 1)) throw new TypeError(`chunkBytes must be at least 1, got ${String(chunkBytes)}`);
+  // A warm pass in flight holds the kept columns: this scrape starts where it ends, instead of reading every check on its own.
+  await warmingOf(source)?.catch(() => undefined);
   const state = metricsStateOf(source);
   const snap = aggregateSnapshot(source, state);
   const since = state.limit.mark();

@@ -26,6 +26,10 @@
 // The pieces of text are kept too, and a changed check's number pieces are
 // new ones: once they are more than twice those of the last full read (plus
 // 65,536), the next scrape reads every check again into new text.
+//
+// Served, a runner's kept columns are also brought up to date between
+// scrapes by warm passes (scrape-warm.ts), which do all of this but the
+// writing: a scrape then finds most checks read.
 import type { CheckViews } from './check-view';
 import type { ScrapeColumns } from './scrape-columns';
 import { Keys } from './scrape-keys';
@@ -54,6 +58,8 @@ export class ScrapeCache {
   /** Checks the last scrape read (not copied), and whether it read all into new text. */
   lastRead = 0;
   lastFull = false;
+  /** When a scrape or a warm pass (scrape-warm.ts) last brought the kept columns up to date (performance.now()). */
+  updatedAt = -Infinity;
 
   /** Nothing kept: the next scrape reads every check. */
   reset(): void {
@@ -61,5 +67,6 @@ export class ScrapeCache {
     this.keys = new Keys();
     this.spare = null;
     this.spareKeys = null;
+    this.updatedAt = -Infinity;
   }
 }

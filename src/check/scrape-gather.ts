@@ -167,6 +167,7 @@ export class ScrapeGather {
       }
       cache.lastRead = this.#read;
       cache.lastFull = this.#rebuilt;
+      cache.updatedAt = performance.now();
       if (this.#rebuilt) {
         cache.pieces = this.views.text.count;
         cache.bytes = this.views.text.bytes;

@@ -18,6 +18,7 @@
 // most of the fd limit to the children.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RefreshLoop } from './refresh-loop';
 import { SharedRender } from './shared-render';
 import { loopTurns } from './turn-budget';
 import { writeBody } from './write-body';
@@ -39,6 +40,13 @@ export interface MetricsSource {
    * chunk of a render that keeps its chunks is never given back.
    */
   release?(chunk: Uint8Array): void;
+  /**
+   * Brings what the next render reads up to date, in slices, with nothing
+   * written; called every refreshMs while served (createRunnerSource reads
+   * the checks that changed since the last scrape, src/check/scrape-warm.ts),
+   * and may skip a pass when what it keeps is younger than minAgeMs.
+   */
+  refresh?(minAgeMs: number): Promise<unknown>;
 }
 
 export interface MetricsServer {
@@ -72,6 +80,12 @@ export interface ServeMetricsOptions {
    * would otherwise hold its connection, and the render it was given, forever.
    */
   sendTimeoutMs?: number | undefined;
+  /**
+   * How often a source with refresh() (createRunnerSource) is refreshed while
+   * served, ms (default 1,000; 0: never). Its first scrape then reads only
+   * the checks that changed in the last second or so, not every check.
+   */
+  refreshMs?: number | undefined;
 }
 
 function positive(value: number | undefined, name: string, dflt: number): number {
@@ -91,6 +105,10 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   const requestTimeout = Math.max(headersTimeout, positive(options.requestTimeoutMs, 'requestTimeoutMs', 10_000));
   const keepAliveTimeout = positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5000);
   const sendTimeout = positive(options.sendTimeoutMs, 'sendTimeoutMs', 5000);
+  const refreshMs = options.refreshMs ?? 1000;
+  if (typeof refreshMs !== 'number' || !(refreshMs >= 0) || refreshMs > 2 ** 31 - 1) {
+    throw new TypeError(`refreshMs must be a number of ms from 0 to 2147483647, got ${String(refreshMs)}`);
+  }
   // The render in flight or the latest; one that failed or let chunks go is not
   // joined, and an old one is let go (its readers hold it while they need it).
   let current: SharedRender | null = null;
@@ -161,13 +179,19 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   });
   const a = server.address() as AddressInfo;
   const shown = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  const refresher = registry.refresh === undefined ? null : new RefreshLoop((minAgeMs) => registry.refresh!(minAgeMs), refreshMs);
+  refresher?.start();
   return {
     server,
     url: `http://${shown}:${a.port}/metrics`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // A scraper's keep-alive connection would hold close() open.
-      server.closeAllConnections();
-    }),
+    close: async () => {
+      const closed = new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // A scraper's keep-alive connection would hold close() open.
+        server.closeAllConnections();
+      });
+      await refresher?.close();
+      await closed;
+    },
   };
 }

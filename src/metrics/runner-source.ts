@@ -9,8 +9,10 @@ import { CHUNK_BYTES } from '../check/line-bytes';
 import { metricsBytes, formatMetrics } from '../check/metrics';
 import { configureRunnerMetrics, type RunnerMetricsOptions } from '../check/metrics-state';
 import type { MetricsSource as RunnerSource } from '../check/metrics-snapshot';
+import { warmScrape } from '../check/scrape-warm';
 import type { MetricsSource } from './metrics-server';
 import { promClient } from './prom-client';
+import { loopTurns } from './turn-budget';
 
 export function createRunnerSource(runner: RunnerSource, options: RunnerMetricsOptions = {}): MetricsSource & { registry: Registry } {
   configureRunnerMetrics(runner, options);
@@ -29,5 +31,7 @@ export function createRunnerSource(runner: RunnerSource, options: RunnerMetricsO
     release: (chunk: Uint8Array) => {
       pool.put(chunk);
     },
+    // The checks that changed since the last scrape read between scrapes, in the loop's shared budget.
+    refresh: (minAgeMs: number) => warmScrape(runner, () => loopTurns.due, () => loopTurns.next(), minAgeMs),
   };
 }

@@ -11,7 +11,11 @@ import type { TurnBudget } from './turn-budget';
 /** Checks between two looks at the clock. */
 const STEP = 256;
 
-/** takeSnapshot(), sliced: the checks are read one at a time where the source can. */
+/**
+ * takeSnapshot(), sliced: the checks are read one at a time where the source
+ * can. Not through a runner's checkFiguresList: the snapshot keeps each
+ * status it is given, and that list reads every check into one object.
+ */
 export async function slicedSnapshot(source: MetricsSource, limit: PerfdataLimit, exposure: PerfdataExposure, turns: TurnBudget): Promise<Snapshot> {
   const since = limit.mark();
   const stats = source.stats();

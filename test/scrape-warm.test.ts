@@ -1,0 +1,190 @@
+// Warm passes (scrape-warm.ts): a served runner's kept scrape columns read
+// between scrapes, so a scrape reads only what changed since the last pass,
+// and the text is what a full read gives. serveMetrics runs them every
+// refreshMs (refresh-loop.ts) and stops at close().
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
+import { perfdataExposure } from '../src/check/metrics-options';
+import { checkFiguresList, takeSnapshot, type MetricsSource } from '../src/check/metrics-snapshot';
+import { metricsStateOf } from '../src/check/metrics-state';
+import { PerfdataLimit } from '../src/check/perfdata-limit';
+import { warmingOf, warmScrape } from '../src/check/scrape-warm';
+import { CheckRunner, createRunnerSource, serveMetrics } from '../src/index';
+import { bigSource, fivePerfdata } from './metrics-source';
+
+const DUMMY = '/usr/lib/nagios/plugins/check_dummy';
+const haveDummy = existsSync(DUMMY);
+if (!haveDummy) {
+  if (process.env.NOSHELL_REQUIRE_PEERS) throw new Error('monitoring-plugins-basic is required here');
+  console.warn('skipped: warm passes of a real runner: monitoring-plugins-basic is not installed');
+}
+
+async function joined(chunks: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const c of chunks) text += c;
+  return text;
+}
+
+const never = () => false;
+const noPause = () => Promise.resolve();
+
+describe('warm passes', () => {
+  it('read what changed since the last scrape or pass, so the next scrape reads nothing again and gives a full read', async () => {
+    const source = bigSource(3000, true);
+    const ref = new PerfdataLimit();
+    const want = () => renderFamilies(allFamilies, takeSnapshot(source, ref, perfdataExposure(undefined)));
+    const cache = metricsStateOf(source).cache;
+
+    expect(await warmScrape(source, never, noPause)).toEqual({ ran: true, read: 3000, full: true });
+    // The reference's caps see the results the pass read (a check's caps keep its past label sets).
+    want();
+    expect(await warmScrape(source, never, noPause)).toEqual({ ran: true, read: 0, full: false });
+    // Young enough: skipped.
+    expect(await warmScrape(source, never, noPause, 60_000)).toEqual({ ran: false, read: 0, full: false });
+
+    // New results, one of another shape, a removal and an addition.
+    for (let i = 0; i < 3000; i += 300) source.result(`host-${i}/ping`, 1, fivePerfdata(i + 1));
+    source.result('host-7/ping', 0, [{ label: 'only', value: 2, uom: 'ms' }]);
+    source.remove('host-2999/ping');
+    source.define('late');
+    source.result('late', 3, fivePerfdata(5));
+    const warm = await warmScrape(source, never, noPause);
+    expect(warm).toEqual({ ran: true, read: 12, full: false });
+    const text = await joined(metricsChunks(source, { sliceMs: 1 }));
+    expect([cache.lastRead, cache.lastFull]).toEqual([0, false]);
+    expect(text).toBe(want());
+    expect(text).toContain('noshell_check_perfdata{check="host-7/ping",label="only",uom="s"} 0.002');
+    expect(text).not.toContain('check="host-2999/ping"');
+  });
+
+  it('do not run for a source that is not a runner, nor while a scrape holds the kept columns; a streamed scrape waits for one in flight', async () => {
+    const plain = bigSource(50, false);
+    expect(await warmScrape(plain, never, noPause)).toEqual({ ran: false, read: 0, full: false });
+
+    const source = bigSource(2000, true);
+    const cache = metricsStateOf(source).cache;
+    const ref = new PerfdataLimit();
+    const want = () => renderFamilies(allFamilies, takeSnapshot(source, ref, perfdataExposure(undefined)));
+    formatMetrics(source);
+    // A scrape between its slices holds the kept columns: no pass meanwhile.
+    const chunks = metricsChunks(source, { sliceMs: 0 });
+    const first = await chunks.next();
+    expect(first.done).toBe(false);
+    expect(await warmScrape(source, never, noPause)).toEqual({ ran: false, read: 0, full: false });
+    await chunks.return(undefined);
+
+    // A pass that pauses at every step, let go one step at a time by hand.
+    for (let i = 0; i < 2000; i += 100) source.result(`host-${i}/ping`, 2, fivePerfdata(i + 3));
+    const gates: Array<() => void> = [];
+    const pass = warmScrape(source, () => true, () => new Promise<void>((resolve) => gates.push(resolve)));
+    expect(warmingOf(source)).toBeDefined();
+    // A second pass asked for meanwhile runs nothing of its own.
+    const second = warmScrape(source, never, noPause);
+    let scraped: string | null = null;
+    const scrape = joined(metricsChunks(source, { sliceMs: 1 })).then((t) => (scraped = t));
+    let steps = 0;
+    while (gates.length > 0 || warmingOf(source) !== undefined) {
+      await new Promise((resolve) => setImmediate(resolve));
+      // The scrape has not started while the pass holds the columns.
+      if (warmingOf(source) !== undefined) expect(scraped).toBeNull();
+      gates.shift()?.();
+      steps++;
+    }
+    expect(steps).toBeGreaterThan(2000 / 64 - 1);
+    expect(await pass).toEqual({ ran: true, read: 20, full: false });
+    expect(await second).toEqual({ ran: false, read: 0, full: false });
+    await scrape;
+    // It started where the pass ended: nothing read again, nothing read whole.
+    expect([cache.lastRead, cache.lastFull]).toEqual([0, false]);
+    expect(scraped).toBe(want());
+  });
+
+  it('a pass whose reader of the list throws leaves nothing kept: the next scrape reads every check', async () => {
+    const source = bigSource(500, true);
+    const cache = metricsStateOf(source).cache;
+    formatMetrics(source);
+    const real = source[checkFiguresList]!;
+    source[checkFiguresList] = () => {
+      const l = real();
+      return { length: l.length, read: (i: number) => { if (i === 250) throw new Error('gone'); return l.read(i); } };
+    };
+    await expect(warmScrape(source, never, noPause)).rejects.toThrow('gone');
+    expect(warmingOf(source)).toBeUndefined();
+    expect(cache.views).toBeNull();
+    source[checkFiguresList] = real;
+    formatMetrics(source);
+    expect([cache.lastRead, cache.lastFull]).toEqual([500, true]);
+  });
+});
+
+describe('serveMetrics refreshMs', () => {
+  it('calls a source\'s refresh every refreshMs while served, never with 0, and close() waits for a pass in flight and stops them', async () => {
+    const calls: number[] = [];
+    let release: (() => void) | null = null;
+    let failFirst = true;
+    const source = {
+      contentType: 'text/plain; version=0.0.4',
+      metrics: () => Promise.resolve('x 1\n'),
+      refresh: (minAgeMs: number) => {
+        calls.push(minAgeMs);
+        if (failFirst) {
+          failFirst = false;
+          return Promise.reject(new Error('first pass fails'));
+        }
+        return new Promise<void>((resolve) => (release = resolve));
+      },
+    };
+    await expect(serveMetrics(source, { port: 0, refreshMs: -1 })).rejects.toThrow(TypeError);
+    await expect(serveMetrics(source, { port: 0, refreshMs: Number.NaN })).rejects.toThrow(TypeError);
+
+    const off = await serveMetrics(source, { port: 0, refreshMs: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await off.close();
+    expect(calls).toEqual([]);
+
+    const server = await serveMetrics(source, { port: 0, refreshMs: 20 });
+    const t0 = performance.now();
+    // The first pass fails; the loop goes on to a second, which stays in flight.
+    while (release === null && performance.now() - t0 < 5000) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(calls).toEqual([20, 20]);
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(closed).toBe(false);
+    release!();
+    await closing;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(calls).toHaveLength(2);
+  });
+
+  it.runIf(haveDummy)('by default keeps a served CheckRunner read between scrapes: a scrape reads only what changed since the last pass', async () => {
+    const runner = new CheckRunner({ concurrency: 8 });
+    for (let i = 0; i < 200; i++) runner.add({ id: `c${i}`, command: [DUMMY, String(i % 4), `v${i} | a=${i}ms;5;9;0 b=${i / 7}%`], interval: 2000 });
+    const plain: MetricsSource = { stats: () => runner.stats(), checkStatus: () => runner.checkStatus() };
+    const cache = metricsStateOf(runner).cache;
+    let reported = 0;
+    const all = new Promise<void>((resolve) => runner.on('result', () => { if (++reported === 200) resolve(); }));
+    const server = await serveMetrics(createRunnerSource(runner), { port: 0 });
+    runner.start();
+    try {
+      await all;
+      await runner.stop();
+      // A pass that started after the last result: the second to end from now (one may have been in flight).
+      const until = async (after: number) => {
+        while (!(cache.updatedAt > after) && performance.now() - after < 10_000) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(cache.updatedAt).toBeGreaterThan(after);
+        return cache.updatedAt;
+      };
+      await until(await until(performance.now()));
+      const body = await (await fetch(server.url)).text();
+      expect([cache.lastRead, cache.lastFull]).toEqual([0, false]);
+      const stateLines = (t: string) => t.split('\n').filter((l) => l.includes('{check="'));
+      expect(stateLines(body)).toEqual(stateLines(formatMetrics(plain)));
+      expect(stateLines(body)).toContain('noshell_check_perfdata{check="c9",label="a",uom="s"} 0.009');
+    } finally {
+      await server.close();
+      await runner.stop();
+    }
+  });
+});
