@@ -116,27 +116,66 @@ describe('warm passes', () => {
     formatMetrics(source);
     expect([cache.lastRead, cache.lastFull]).toEqual([500, true]);
   });
+
+  it('an aborted pass stops at its next pause and lets go of what it kept', async () => {
+    const source = bigSource(3000, true);
+    const cache = metricsStateOf(source).cache;
+    formatMetrics(source);
+    source.result('host-5/ping', 0, [{ label: 'only', value: 1, uom: '' }]);
+    const abort = new AbortController();
+    let pauses = 0;
+    const pass = warmScrape(source, () => true, () => {
+      if (++pauses === 3) abort.abort();
+      return Promise.resolve();
+    }, 0, abort.signal);
+    expect(await pass).toEqual({ ran: false, read: 0, full: false });
+    expect(pauses).toBe(3);
+    expect(cache.views).toBeNull();
+    expect(await warmScrape(source, never, noPause, 0, abort.signal)).toEqual({ ran: false, read: 0, full: false });
+    formatMetrics(source);
+    expect([cache.lastRead, cache.lastFull]).toEqual([3000, true]);
+  });
+
+  it('forget the perfdata caps of checks removed since, as a scrape does: checks come and go between scrapes and nothing piles up', async () => {
+    const source = bigSource(100, true);
+    const limit = metricsStateOf(source).limit;
+    formatMetrics(source);
+    const held = limit.heldLabelChars();
+    for (let round = 0; round < 500; round++) {
+      const id = `passing-${round}`;
+      source.define(id);
+      source.result(id, 0, [{ label: `l${round}-${'x'.repeat(100)}`, value: round, uom: '' }]);
+      await warmScrape(source, never, noPause);
+      source.remove(id);
+    }
+    await warmScrape(source, never, noPause);
+    expect(limit.heldLabelChars()).toBe(held);
+  });
 });
 
 describe('serveMetrics refreshMs', () => {
-  it('calls a source\'s refresh every refreshMs while served, never with 0, and close() waits for a pass in flight and stops them', async () => {
+  it('calls a source\'s refresh every refreshMs while served, never with 0; close() aborts a pass in flight without waiting for it', async () => {
     const calls: number[] = [];
-    let release: (() => void) | null = null;
+    let signal: AbortSignal | null = null;
     let failFirst = true;
     const source = {
       contentType: 'text/plain; version=0.0.4',
       metrics: () => Promise.resolve('x 1\n'),
-      refresh: (minAgeMs: number) => {
+      refresh: (minAgeMs: number, s: AbortSignal) => {
         calls.push(minAgeMs);
         if (failFirst) {
           failFirst = false;
           return Promise.reject(new Error('first pass fails'));
         }
-        return new Promise<void>((resolve) => (release = resolve));
+        signal = s;
+        // A pass that never ends.
+        return new Promise<void>(() => undefined);
       },
     };
-    await expect(serveMetrics(source, { port: 0, refreshMs: -1 })).rejects.toThrow(TypeError);
-    await expect(serveMetrics(source, { port: 0, refreshMs: Number.NaN })).rejects.toThrow(TypeError);
+    for (const refreshMs of [-1, Number.NaN, 0.5, null, '1000', 2 ** 31]) {
+      await expect(serveMetrics(source, { port: 0, refreshMs: refreshMs as number })).rejects.toThrow(/^refreshMs must be a whole number/);
+    }
+    await expect(serveMetrics({ ...source, refresh: true as never }, { port: 0 })).rejects.toThrow(/^refresh must be a function, got boolean/);
 
     const off = await serveMetrics(source, { port: 0, refreshMs: 0 });
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -145,15 +184,12 @@ describe('serveMetrics refreshMs', () => {
 
     const server = await serveMetrics(source, { port: 0, refreshMs: 20 });
     const t0 = performance.now();
-    // The first pass fails; the loop goes on to a second, which stays in flight.
-    while (release === null && performance.now() - t0 < 5000) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(calls).toEqual([20, 20]);
-    let closed = false;
-    const closing = server.close().then(() => (closed = true));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(closed).toBe(false);
-    release!();
-    await closing;
+    // The first pass fails; the loop goes on to a second, which never ends.
+    while (signal === null && performance.now() - t0 < 5000) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(calls).toEqual([10, 10]);
+    expect(signal!.aborted).toBe(false);
+    await server.close();
+    expect(signal!.aborted).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(calls).toHaveLength(2);
   });

@@ -9,7 +9,7 @@
 // them read. It runs only while no scrape holds the kept columns, and a
 // streamed scrape that starts meanwhile waits for it (warmingOf) rather
 // than read every check on its own.
-import { checkDefinitionOf, checkFiguresList, type MetricsSource } from './metrics-snapshot';
+import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type MetricsSource } from './metrics-snapshot';
 import { metricsStateOf } from './metrics-state';
 import { ScrapeGather } from './scrape-gather';
 
@@ -17,7 +17,7 @@ import { ScrapeGather } from './scrape-gather';
 const STEP = 64;
 
 export interface WarmResult {
-  /** Whether the pass ran: false when the source is not a runner, a scrape held the kept columns, or they were updated within minAgeMs. */
+  /** Whether the pass ran to its end: false when the source is not a runner, a scrape or pass held the kept columns, they were updated within minAgeMs, or `signal` was aborted. */
   ran: boolean;
   /** Checks read (not copied). */
   read: number;
@@ -25,9 +25,11 @@ export interface WarmResult {
   full: boolean;
 }
 
+const NOT_RUN: WarmResult = Object.freeze({ ran: false, read: 0, full: false });
+
 const warming = new WeakMap<object, Promise<WarmResult>>();
 
-/** The warm pass of this source in flight, if any: a streamed scrape awaits it before it starts. */
+/** The warm pass of this source in flight, if any: a streamed scrape awaits it before it starts (it never rejects). */
 export function warmingOf(source: object): Promise<WarmResult> | undefined {
   return warming.get(source);
 }
@@ -37,37 +39,55 @@ export function warmingOf(source: object): Promise<WarmResult> | undefined {
  * checks when `due()` says this turn's work is done. Nothing happens for a
  * source that is not a CheckRunner (read whole at each scrape anyway),
  * while a scrape or another pass holds the kept columns, or when they were
- * brought up to date less than `minAgeMs` ago.
+ * brought up to date less than `minAgeMs` ago. As a scrape does, a pass
+ * forgets the perfdata caps of the checks the runner no longer has. With
+ * `signal` aborted it stops at its next pause and what it kept is let go
+ * (the next scrape reads every check).
  */
-export function warmScrape(source: MetricsSource, due: () => boolean, pause: () => Promise<void>, minAgeMs = 0): Promise<WarmResult> {
+export function warmScrape(
+  source: MetricsSource, due: () => boolean, pause: () => Promise<void>, minAgeMs = 0, signal: AbortSignal | null = null,
+): Promise<WarmResult> {
   const inFlight = warming.get(source);
-  if (inFlight !== undefined) return inFlight.then(() => ({ ran: false, read: 0, full: false }));
+  if (inFlight !== undefined) return inFlight.then(() => NOT_RUN);
   const state = metricsStateOf(source);
   const cache = state.cache;
   const has = source[checkDefinitionOf];
-  if (typeof source[checkFiguresList] !== 'function' || typeof has !== 'function' ||
-    cache.owner?.deref() !== undefined || performance.now() - cache.updatedAt < minAgeMs) {
-    return Promise.resolve({ ran: false, read: 0, full: false });
+  if (typeof source[checkFiguresList] !== 'function' || typeof source[eachCheckFigures] !== 'function' || typeof has !== 'function' ||
+    cache.owner?.deref() !== undefined || performance.now() - cache.updatedAt < minAgeMs || signal?.aborted === true) {
+    return Promise.resolve(NOT_RUN);
   }
+  const stopped = async (): Promise<boolean> => {
+    await pause();
+    return signal?.aborted === true;
+  };
   const run = async (): Promise<WarmResult> => {
+    const since = state.limit.mark();
     const list = source[checkFiguresList]!();
     const gather = new ScrapeGather(state, (id) => has.call(source, id));
     try {
       for (let i = 0; i < list.length; i++) {
         gather.add(list.read(i));
-        if ((i & (STEP - 1)) === STEP - 1 && due()) await pause();
+        if ((i & (STEP - 1)) === STEP - 1 && due() && (await stopped())) return NOT_RUN;
       }
-      while (gather.work()) if (due()) await pause();
+      while (gather.work()) if (due() && (await stopped())) return NOT_RUN;
       gather.done();
-      return { ran: true, read: cache.lastRead, full: cache.lastFull };
+      const result = { ran: true, read: cache.lastRead, full: cache.lastFull };
+      // The caps of checks removed since the last scrape or pass: a result a pass read is held there too.
+      const ids = { has: (id: string) => has.call(source, id) !== undefined };
+      for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
+      return result;
     } catch (e) {
       gather.failed();
       throw e;
     } finally {
       gather.close();
+      warming.delete(source);
+      settle();
     }
   };
-  const p = run().finally(() => warming.delete(source));
-  warming.set(source, p);
+  // Set before the pass starts (one that never pauses has ended when run() returns), gone when it ends.
+  let settle: () => void = () => undefined;
+  warming.set(source, new Promise<WarmResult>((resolve) => (settle = () => resolve(NOT_RUN))));
+  const p = run();
   return p;
 }

@@ -18,6 +18,7 @@
 // most of the fd limit to the children.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { describe } from '../validate';
 import { RefreshLoop } from './refresh-loop';
 import { SharedRender } from './shared-render';
 import { loopTurns } from './turn-budget';
@@ -43,10 +44,12 @@ export interface MetricsSource {
   /**
    * Brings what the next render reads up to date, in slices, with nothing
    * written; called every refreshMs while served (createRunnerSource reads
-   * the checks that changed since the last scrape, src/check/scrape-warm.ts),
-   * and may skip a pass when what it keeps is younger than minAgeMs.
+   * the checks that changed since the last scrape, src/check/scrape-warm.ts).
+   * It may skip a pass when what it keeps is younger than minAgeMs, and
+   * should stop soon once `signal` is aborted (at close(), which does not
+   * wait for it).
    */
-  refresh?(minAgeMs: number): Promise<unknown>;
+  refresh?(minAgeMs: number, signal: AbortSignal): Promise<unknown>;
 }
 
 export interface MetricsServer {
@@ -105,10 +108,12 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   const requestTimeout = Math.max(headersTimeout, positive(options.requestTimeoutMs, 'requestTimeoutMs', 10_000));
   const keepAliveTimeout = positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5000);
   const sendTimeout = positive(options.sendTimeoutMs, 'sendTimeoutMs', 5000);
-  const refreshMs = options.refreshMs ?? 1000;
-  if (typeof refreshMs !== 'number' || !(refreshMs >= 0) || refreshMs > 2 ** 31 - 1) {
-    throw new TypeError(`refreshMs must be a number of ms from 0 to 2147483647, got ${String(refreshMs)}`);
+  const refreshMs = options.refreshMs === undefined ? 1000 : options.refreshMs;
+  if (!Number.isInteger(refreshMs) || refreshMs < 0 || refreshMs > 2 ** 31 - 1) {
+    throw new TypeError(`refreshMs must be a whole number of ms from 0 to 2147483647, got ${describe(refreshMs)}`);
   }
+  const refresh: unknown = (registry as { refresh?: unknown }).refresh;
+  if (refresh !== undefined && typeof refresh !== 'function') throw new TypeError(`refresh must be a function, got ${describe(refresh)}`);
   // The render in flight or the latest; one that failed or let chunks go is not
   // joined, and an old one is let go (its readers hold it while they need it).
   let current: SharedRender | null = null;
@@ -179,19 +184,18 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   });
   const a = server.address() as AddressInfo;
   const shown = a.family === 'IPv6' ? `[${a.address}]` : a.address;
-  const refresher = registry.refresh === undefined ? null : new RefreshLoop((minAgeMs) => registry.refresh!(minAgeMs), refreshMs);
+  const refresher = registry.refresh === undefined ? null : new RefreshLoop((minAgeMs, signal) => registry.refresh!(minAgeMs, signal), refreshMs);
   refresher?.start();
   return {
     server,
     url: `http://${shown}:${a.port}/metrics`,
-    close: async () => {
-      const closed = new Promise<void>((resolve) => {
+    close: () => {
+      refresher?.close();
+      return new Promise<void>((resolve) => {
         server.close(() => resolve());
         // A scraper's keep-alive connection would hold close() open.
         server.closeAllConnections();
       });
-      await refresher?.close();
-      await closed;
     },
   };
 }

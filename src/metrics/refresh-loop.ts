@@ -2,19 +2,21 @@
 // while it is served: what createRunnerSource's next render reads is then
 // read already (src/check/scrape-warm.ts). A pass starts everyMs after the
 // last one ended, or four times as long as that one took if longer, so
-// passes take at most a fifth of the time; the timer holds no process open,
-// and close() waits for a pass in flight.
+// passes take at most a fifth of the time; the source skips one when a
+// scrape brought what it keeps up to date less than half of everyMs before.
+// The timer holds no process open. close() aborts the pass in flight (a
+// runner's stops at its next pause) and does not wait for it: a source's
+// refresh that never settles cannot hold a close() up.
 
 export class RefreshLoop {
   #timer: NodeJS.Timeout | null = null;
-  #closed = false;
-  #inFlight: Promise<unknown> | null = null;
+  readonly #abort = new AbortController();
 
-  /** `refresh(minAgeMs)`: one pass, skipped by the source if what it keeps is younger than minAgeMs. */
-  constructor(private readonly refresh: (minAgeMs: number) => Promise<unknown>, readonly everyMs: number) {}
+  /** `refresh(minAgeMs, signal)`: one pass, skipped by the source if what it keeps is younger than minAgeMs, stopped once `signal` is aborted. */
+  constructor(private readonly refresh: (minAgeMs: number, signal: AbortSignal) => Promise<unknown>, readonly everyMs: number) {}
 
   start(): void {
-    if (this.everyMs > 0 && !this.#closed) this.#schedule(this.everyMs);
+    if (this.everyMs > 0 && !this.#abort.signal.aborted) this.#schedule(this.everyMs);
   }
 
   #schedule(ms: number): void {
@@ -24,23 +26,22 @@ export class RefreshLoop {
 
   async #run(): Promise<void> {
     this.#timer = null;
-    if (this.#closed) return;
+    const signal = this.#abort.signal;
+    if (signal.aborted) return;
     const t0 = performance.now();
     try {
-      await (this.#inFlight = this.refresh(this.everyMs));
+      // Half: a pass whose timer fires a little early is not skipped for the last pass's sake.
+      await this.refresh(this.everyMs / 2, signal);
     } catch {
       // A failed pass leaves nothing kept (the next scrape reads every check, and says why if it fails too).
-    } finally {
-      this.#inFlight = null;
     }
-    if (!this.#closed) this.#schedule(Math.max(this.everyMs, 4 * (performance.now() - t0)));
+    if (!signal.aborted) this.#schedule(Math.max(this.everyMs, 4 * (performance.now() - t0)));
   }
 
-  /** No pass from now on; resolves once one in flight has ended. */
-  async close(): Promise<void> {
-    this.#closed = true;
+  /** No pass from now on, and the one in flight told to stop. */
+  close(): void {
+    this.#abort.abort();
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
-    await this.#inFlight?.catch(() => undefined);
   }
 }

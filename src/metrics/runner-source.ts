@@ -32,6 +32,6 @@ export function createRunnerSource(runner: RunnerSource, options: RunnerMetricsO
       pool.put(chunk);
     },
     // The checks that changed since the last scrape read between scrapes, in the loop's shared budget.
-    refresh: (minAgeMs: number) => warmScrape(runner, () => loopTurns.due, () => loopTurns.next(), minAgeMs),
+    refresh: (minAgeMs: number, signal: AbortSignal) => warmScrape(runner, () => loopTurns.due, () => loopTurns.next(), minAgeMs, signal),
   };
 }
