@@ -177,7 +177,8 @@ describe('serveMetrics refreshMs', () => {
     }
     await expect(serveMetrics({ ...source, refresh: true as never }, { port: 0 })).rejects.toThrow(/^refresh must be a function, got boolean/);
 
-    const off = await serveMetrics(source, { port: 0, refreshMs: 0 });
+    // The default: never.
+    const off = await serveMetrics(source, { port: 0 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await off.close();
     expect(calls).toEqual([]);
@@ -194,14 +195,14 @@ describe('serveMetrics refreshMs', () => {
     expect(calls).toHaveLength(2);
   });
 
-  it.runIf(haveDummy)('by default keeps a served CheckRunner read between scrapes: a scrape reads only what changed since the last pass', async () => {
+  it.runIf(haveDummy)('with refreshMs keeps a served CheckRunner read between scrapes: a scrape reads only what changed since the last pass', async () => {
     const runner = new CheckRunner({ concurrency: 8 });
     for (let i = 0; i < 200; i++) runner.add({ id: `c${i}`, command: [DUMMY, String(i % 4), `v${i} | a=${i}ms;5;9;0 b=${i / 7}%`], interval: 2000 });
     const plain: MetricsSource = { stats: () => runner.stats(), checkStatus: () => runner.checkStatus() };
     const cache = metricsStateOf(runner).cache;
     let reported = 0;
     const all = new Promise<void>((resolve) => runner.on('result', () => { if (++reported === 200) resolve(); }));
-    const server = await serveMetrics(createRunnerSource(runner), { port: 0 });
+    const server = await serveMetrics(createRunnerSource(runner), { port: 0, refreshMs: 1000 });
     runner.start();
     try {
       await all;
