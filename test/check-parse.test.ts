@@ -8,6 +8,38 @@ import {
 import { childProcesses } from './helpers';
 import { repeatTo, timeRatio } from './linear-time';
 
+/**
+ * Error objects constructed while fn runs. The parsers name the error classes
+ * through the global object, so counting subclasses put there for the call see
+ * every `new RangeError(…)` (and the rest) they make, caught or not.
+ */
+function errorsConstructed(fn: () => unknown, expectThrow = false): number {
+  const g = globalThis as unknown as Record<string, unknown>;
+  const names = ['Error', 'RangeError', 'TypeError', 'SyntaxError'] as const;
+  const saved = names.map((name) => g[name]);
+  let count = 0;
+  names.forEach((name, i) => {
+    const Base = saved[i] as ErrorConstructor;
+    g[name] = class extends Base {
+      constructor(...args: [string?]) {
+        super(...args);
+        count++;
+      }
+    };
+  });
+  try {
+    fn();
+    if (expectThrow) throw new (saved[0] as ErrorConstructor)('expected fn to throw');
+  } catch (err) {
+    if (!expectThrow) throw err;
+  } finally {
+    names.forEach((name, i) => {
+      g[name] = saved[i];
+    });
+  }
+  return count;
+}
+
 describe('parseRange / checkRange (monitoring-plugins guidelines)', () => {
   // [range, alerts for these values, does not alert for these]
   const table: Array<[string, number[], number[]]> = [
@@ -96,7 +128,7 @@ describe('untrusted perfdata in linear time (issue 8)', () => {
     const adversarial = digitsThenLs(65_000);
     const plain = repeatTo('time=0.001s;;;0; ', adversarial.length);
     expect(adversarial.length).toBeGreaterThanOrEqual(65_000);
-    const ratio = timeRatio(parsePerfdata, adversarial, plain);
+    const ratio = timeRatio(parsePerfdata, adversarial, plain, 20);
     // Quadratic was ~1000x here (6 s against ~5 ms).
     expect(ratio).toBeLessThan(20);
   });
@@ -105,7 +137,7 @@ describe('untrusted perfdata in linear time (issue 8)', () => {
     const size = 1 << 20;
     const adversarial = `OK | a=${'1'.repeat(size)}\u2028 b=2\u2029\nmore | c=${'3'.repeat(size / 2)}\u2028 ${'4'.repeat(size / 2)}\u2029`;
     const plain = `OK | ${repeatTo('time=0.001s;;;0; ', adversarial.length - 5)}`;
-    const ratio = timeRatio(parsePluginOutput, adversarial, plain, 3);
+    const ratio = timeRatio(parsePluginOutput, adversarial, plain, 20, 3);
     expect(ratio).toBeLessThan(20);
     const r = parsePluginOutput(adversarial);
     expect(r.perfdata.map((p) => [p.label, p.uom])).toEqual([['a', '\u2028'], ['b', '\u2029'], ['c', '\u2028']]);
@@ -120,12 +152,15 @@ describe('untrusted perfdata in linear time (issue 8)', () => {
     const adversarial = repeatTo('a=1;x;y;z;w ', 256 * 1024);
     const plain = repeatTo('time=0.001s;;;0; ', adversarial.length);
     expect(parsePerfdataDetailed(adversarial).errors.length).toBeGreaterThan(40_000);
+    // The property itself, without a clock: errors made while parsing it.
+    expect(errorsConstructed(() => parsePerfdataDetailed(adversarial))).toBe(0);
+    expect(errorsConstructed(() => parseRange('x'), true)).toBe(1); // the counter counts
     // Messages quote at most a prefix of a bad item, however long it is.
     const long = parsePerfdataDetailed(`a=${'x'.repeat(65_000)} b=1;${'~'.repeat(65_000)}`).errors;
     expect(long).toHaveLength(2);
     for (const message of long) expect(message.length).toBeLessThan(200);
     expect(() => parseRange('~'.repeat(65_000))).toThrow(/^not a threshold range: "~{100}"… \(65000 characters\)$/);
-    expect(timeRatio(parsePerfdata, adversarial, plain)).toBeLessThan(12);
+    expect(timeRatio(parsePerfdata, adversarial, plain, 12)).toBeLessThan(12);
   });
 
   it('U+2028, U+2029 and no-break space are ordinary characters in perfdata, not separators', () => {

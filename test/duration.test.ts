@@ -40,7 +40,7 @@ describe('parseDuration', () => {
     };
     expect(parse(`1${spaces}x`)).toBe(null);
     expect(parse(`1${spaces}s`)).toBe(1000);
-    expect(timeRatio(parse, `1${spaces}x`, `1${spaces}s`)).toBeLessThan(20);
+    expect(timeRatio(parse, `1${spaces}x`, `1${spaces}s`, 20)).toBeLessThan(20);
     // The message quotes a prefix, not the whole value.
     expect(() => parseDuration(`1${spaces}x`, 'x')).toThrow(/^x: expected a duration .* got "1 {99}"… \(65538 characters\)$/);
   });

@@ -38,18 +38,28 @@ export function repeatTo(unit: string, length: number): string {
  * timer jitter into a large ratio. The runs alternate (adversarial, plain,
  * adversarial, …): all of one input first, then all of the other, let a load
  * that came and went in between (seen: 13.5 against a bound of 12 during a
- * full suite on a busy machine, 4 alone) land on one side only.
+ * full suite on a busy machine, 4 alone) land on one side only. A ratio at or
+ * over `limit` is measured again, up to `retries` more times, and the best is
+ * kept: a load that stays for one whole measurement (seen in CI: 12.4 against
+ * 12, on Node 22 beside the other suites) does not stay for three, while a
+ * parser that is slower in kind is over the limit every time.
  */
-export function timeRatio(parse: (text: string) => unknown, adversarial: string, plain: string, runs = 5): number {
+export function timeRatio(
+  parse: (text: string) => unknown, adversarial: string, plain: string, limit: number, runs = 5, retries = 2,
+): number {
   parse(plain);
   parse(adversarial);
-  let a = Infinity;
-  let p = Infinity;
-  for (let i = 0; i < runs; i++) {
-    a = Math.min(a, bestMs(() => parse(adversarial), 1));
-    p = Math.min(p, bestMs(() => parse(plain), 1));
+  let best = Infinity;
+  for (let attempt = 0; attempt <= retries && best >= limit; attempt++) {
+    let a = Infinity;
+    let p = Infinity;
+    for (let i = 0; i < runs; i++) {
+      a = Math.min(a, bestMs(() => parse(adversarial), 1));
+      p = Math.min(p, bestMs(() => parse(plain), 1));
+    }
+    best = Math.min(best, a / Math.max(p, 1));
   }
-  return a / Math.max(p, 1);
+  return best;
 }
 
 /**
