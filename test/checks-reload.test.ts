@@ -50,9 +50,17 @@ describe('AppliedChecks: a reload of thousands of checks', () => {
     ];
     const before = new Map(runner.checkStatus().map((s) => [s.id, s.definition]));
     let ticks = 0;
-    const ticker = setInterval(() => ticks++, 0);
+    // Between slices the apply is seen as under way (noshell run holds its warm passes meanwhile).
+    let applyingSeen = 0;
+    expect(applied.applying).toBe(false);
+    const ticker = setInterval(() => {
+      ticks++;
+      if (applied.applying) applyingSeen++;
+    }, 0);
     const summary = await applied.applyInSlices(next, () => false, 0);
     clearInterval(ticker);
+    expect(applied.applying).toBe(false);
+    expect(applyingSeen).toBe(ticks);
     expect(summary.changed).toHaveLength(500);
     expect(summary.removed).toHaveLength(300);
     expect(summary.added).toHaveLength(400);
@@ -89,6 +97,7 @@ describe('AppliedChecks: a reload of thousands of checks', () => {
     applied.apply(Array.from({ length: 100 }, (_, i) => def(i)));
     const bad = [...Array.from({ length: 5000 }, (_, i) => def(i, 2)), { id: 'bad', command: ['/bin/true'], interval: -1 }];
     await expect(applied.applyInSlices(bad, () => false, 0)).rejects.toThrow(TypeError);
+    expect(applied.applying).toBe(false);
     expect(() => applied.apply(bad)).toThrow(TypeError);
     expect(ids(runner)).toEqual(Array.from({ length: 100 }, (_, i) => `c${i}`).sort());
     expect(runner.checkStatus().every((s) => (s.definition.command as string[])[1] === 'v1')).toBe(true);

@@ -3,12 +3,13 @@
 // and the text is what a full read gives. serveMetrics runs them every
 // refreshMs (refresh-loop.ts) and stops at close().
 import { existsSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
 import { perfdataExposure } from '../src/check/metrics-options';
 import { checkFiguresList, takeSnapshot, type MetricsSource } from '../src/check/metrics-snapshot';
 import { metricsStateOf } from '../src/check/metrics-state';
-import { PerfdataLimit } from '../src/check/perfdata-limit';
+import { PerfdataLimit, perfdataLimitOf } from '../src/check/perfdata-limit';
 import { warmingOf, warmScrape } from '../src/check/scrape-warm';
 import { CheckRunner, createRunnerSource, serveMetrics } from '../src/index';
 import { bigSource, fivePerfdata } from './metrics-source';
@@ -37,8 +38,6 @@ describe('warm passes', () => {
     const cache = metricsStateOf(source).cache;
 
     expect(await warmScrape(source, never, noPause)).toEqual({ ran: true, read: 3000, full: true });
-    // The reference's caps see the results the pass read (a check's caps keep its past label sets).
-    want();
     expect(await warmScrape(source, never, noPause)).toEqual({ ran: true, read: 0, full: false });
     // Young enough: skipped.
     expect(await warmScrape(source, never, noPause, 60_000)).toEqual({ ran: false, read: 0, full: false });
@@ -153,6 +152,60 @@ describe('warm passes', () => {
   });
 });
 
+describe('warm passes and the perfdata caps', () => {
+  type Op = { kind: 'result'; check: number; labels: number[]; dup: boolean; long: boolean } | { kind: 'pass' | 'scrape' | 'streamed' };
+  const op: fc.Arbitrary<Op> = fc.oneof(
+    { weight: 4, arbitrary: fc.record({
+      kind: fc.constant('result' as const), check: fc.integer({ min: 0, max: 2 }),
+      // Up to 25 labels a result: a check's held sets go past 16 (a Set) and back under (a string).
+      labels: fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 25 }), dup: fc.boolean(), long: fc.boolean(),
+    }) },
+    { weight: 3, arbitrary: fc.constant({ kind: 'pass' as const }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'scrape' as const }) },
+    { weight: 1, arbitrary: fc.constant({ kind: 'streamed' as const }) },
+  );
+
+  it('admit only what a scrape shows: a result read by passes and replaced before any scrape leaves no label set or drop behind', async () => {
+    // The reference reads the source at the scrapes only, as if no pass ran.
+    await fc.assert(fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
+      const source = bigSource(3, true);
+      perfdataLimitOf(source, 20);
+      const ref = new PerfdataLimit(20);
+      const want = () => renderFamilies(allFamilies, takeSnapshot(source, ref, perfdataExposure(undefined)));
+      for (const o of ops) {
+        if (o.kind === 'result') {
+          const items = o.labels.map((n) => ({ label: `l${n}`, value: n, uom: n % 2 === 0 ? 'ms' : '' }));
+          if (o.dup && items.length > 0) items.push({ ...items[0] });
+          if (o.long) items.push({ label: 'x'.repeat(300), value: 1, uom: '' });
+          source.result(`host-${o.check}/ping`, 0, items);
+        } else if (o.kind === 'pass') await warmScrape(source, never, noPause);
+        else if (o.kind === 'scrape') expect(formatMetrics(source)).toBe(want());
+        else expect(await joined(metricsChunks(source, { sliceMs: 0 }))).toBe(want());
+      }
+      await warmScrape(source, never, noPause);
+      expect(formatMetrics(source)).toBe(want());
+    }), { numRuns: 150 });
+  });
+
+  it('a check printing 30 new labels every run, read by a pass after each, still shows every result a scrape takes until its cap is full', async () => {
+    const source = bigSource(1, true);
+    const limit = metricsStateOf(source).limit;
+    const labels = (run: number) => Array.from({ length: 30 }, (_, i) => ({ label: `l${i}_${run}`, value: run, uom: '' }));
+    let run = 0;
+    for (let scrape = 1; scrape <= 5; scrape++) {
+      // Four runs between two scrapes, each read by a pass.
+      for (let k = 0; k < 4; k++) {
+        source.result('host-0/ping', 0, labels(++run));
+        await warmScrape(source, never, noPause);
+      }
+      const text = formatMetrics(source);
+      const shown = text.split('\n').filter((l) => l.startsWith('noshell_check_perfdata{')).length;
+      // 100 sets hold three scrapes' 30 labels; the fourth shows 10, the fifth none.
+      expect([shown, limit.read(source.checkStatus()[0]).labelSets]).toEqual([[30, 30, 30, 10, 0][scrape - 1], Math.min(100, 30 * scrape)]);
+    }
+  });
+});
+
 describe('serveMetrics refreshMs', () => {
   it('calls a source\'s refresh every refreshMs while served, never with 0; close() aborts a pass in flight without waiting for it', async () => {
     const calls: number[] = [];
@@ -177,8 +230,7 @@ describe('serveMetrics refreshMs', () => {
     }
     await expect(serveMetrics({ ...source, refresh: true as never }, { port: 0 })).rejects.toThrow(/^refresh must be a function, got boolean/);
 
-    // The default: never.
-    const off = await serveMetrics(source, { port: 0 });
+    const off = await serveMetrics(source, { port: 0, refreshMs: 0 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await off.close();
     expect(calls).toEqual([]);
@@ -195,14 +247,14 @@ describe('serveMetrics refreshMs', () => {
     expect(calls).toHaveLength(2);
   });
 
-  it.runIf(haveDummy)('with refreshMs keeps a served CheckRunner read between scrapes: a scrape reads only what changed since the last pass', async () => {
+  it.runIf(haveDummy)('by default keeps a served CheckRunner read between scrapes: a scrape reads only what changed since the last pass', async () => {
     const runner = new CheckRunner({ concurrency: 8 });
     for (let i = 0; i < 200; i++) runner.add({ id: `c${i}`, command: [DUMMY, String(i % 4), `v${i} | a=${i}ms;5;9;0 b=${i / 7}%`], interval: 2000 });
     const plain: MetricsSource = { stats: () => runner.stats(), checkStatus: () => runner.checkStatus() };
     const cache = metricsStateOf(runner).cache;
     let reported = 0;
     const all = new Promise<void>((resolve) => runner.on('result', () => { if (++reported === 200) resolve(); }));
-    const server = await serveMetrics(createRunnerSource(runner), { port: 0, refreshMs: 1000 });
+    const server = await serveMetrics(createRunnerSource(runner), { port: 0 });
     runner.start();
     try {
       await all;

@@ -4,7 +4,7 @@
 // A 'c' item is a counter the plugin keeps: rate() it; it stays a gauge here
 // because the plugin, not us, decides when it resets.
 import type { CheckSnapshot, MetricFamily, Sample } from './metrics-snapshot';
-import type { PerfSeries } from './perfdata-limit';
+import type { PerfSeries } from './perfdata-series';
 import type { ThresholdRange } from './range';
 
 const LABELS = ['check', 'label', 'uom'] as const;

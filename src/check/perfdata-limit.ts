@@ -6,11 +6,17 @@
 // at scrape time, once per result, never on the runner's result path.
 // A label or unit longer than `maxLabelBytes` is left out too: without it
 // each of the `limit` sets kept could be as long as the output (64 KiB).
+// The sets and drops counted are those of results a scrape showed: what a
+// warm pass read of a result that was replaced before the next scrape is
+// taken back when the next result is read.
 import type { CheckFigures } from './check-status';
-import type { RunFigures } from './last-run';
 import type { PerfDatum } from './perfdata';
-import { baseUnit, baseUom, scale } from './perfdata-units';
-import type { ThresholdRange } from './range';
+import { CheckState, NO_DATA, NO_DROPS, NO_ITEMS, sameResult, type PerfdataDropped, type PerfItems } from './perfdata-check-state';
+import { FEW, keysAdd, keysDropLast, keysHas, keysOf, labelKey } from './perfdata-keys';
+import { series, type PerfSeries } from './perfdata-series';
+import { baseUom } from './perfdata-units';
+
+export type { PerfdataDropped, PerfItems } from './perfdata-check-state';
 
 export const DEFAULT_PERFDATA_LIMIT = 100;
 /** Longest perfdata label (and unit) exported, in UTF-8 bytes. */
@@ -19,124 +25,6 @@ export const DEFAULT_PERFDATA_LABEL_MAX_BYTES = 256;
 /** Whether `s` has more than `max` UTF-8 bytes (never fewer bytes than UTF-16 units). */
 function longerThan(s: string, max: number): boolean {
   return s.length > max || (s.length * 3 > max && Buffer.byteLength(s, 'utf8') > max);
-}
-
-/** One perfdata item of a check's last result, in base units. */
-export interface PerfSeries {
-  label: string;
-  uom: string;
-  /** NaN for 'U'. */
-  value: number;
-  warn?: ThresholdRange;
-  crit?: ThresholdRange;
-  min?: number;
-  max?: number;
-}
-
-export interface PerfdataDropped {
-  /** Items left out because the check already held `limit` label sets. */
-  limit: number;
-  /** Items whose label and unit an earlier item of the same output had. */
-  duplicate: number;
-  /** Items whose label or unit was longer than `maxLabelBytes`. */
-  tooLong: number;
-}
-
-/**
- * A check's label sets while it holds at most 16: one string of
- * `<key length>;<key>` tokens, searched from the start (a KeySet of a grown
- * array, with each key a string of its own, was ~350 B per check with five
- * sets: 35 MB at 100,000 checks); a Set beyond that.
- */
-type Keys = string | Set<string>;
-
-const FEW = 16;
-
-/** The length of the key whose token starts at `i`, set by keyAt(). */
-let keyLength = 0;
-
-/** Where the key of the token at `i` starts (-1: none); its length goes to keyLength. */
-function keyAt(keys: string, i: number): number {
-  // The digits hold no ';': the first one from i ends them.
-  const semi = keys.indexOf(';', i);
-  if (semi < 0) return -1;
-  let len = 0;
-  for (let j = i; j < semi; j++) len = len * 10 + keys.charCodeAt(j) - 48;
-  keyLength = len;
-  return semi + 1;
-}
-
-function keysHas(keys: Keys, key: string): boolean {
-  if (typeof keys !== 'string') return keys.has(key);
-  for (let i = keyAt(keys, 0); i >= 0; i = keyAt(keys, i + keyLength)) {
-    if (keyLength === key.length && keys.startsWith(key, i)) return true;
-  }
-  return false;
-}
-
-function* keysOf(keys: Keys): Generator<string> {
-  if (typeof keys !== 'string') {
-    yield* keys;
-    return;
-  }
-  for (let i = keyAt(keys, 0); i >= 0;) {
-    // Read before the yield: whoever iterates may call keyAt() meanwhile.
-    const end = i + keyLength;
-    yield keys.slice(i, end);
-    i = keyAt(keys, end);
-  }
-}
-
-/** Keys with `key` added; `held`: how many it has. */
-function keysAdd(keys: Keys, held: number, key: string): Keys {
-  if (typeof keys !== 'string') return keys.add(key);
-  // Joined, not concatenated: `+` makes a rope of the string, three more objects per check.
-  if (held < FEW) return [keys, key.length, ';', key].join('');
-  return new Set(keysOf(keys)).add(key);
-}
-
-const NO_DROPS: Readonly<PerfdataDropped> = Object.freeze({ limit: 0, duplicate: 0, tooLong: 0 });
-
-/**
- * What a check holds: its label sets, what was left out, and the items of
- * its last result as read (one object per result, given to every read of
- * it: a scrape's views hold them until it ends, and a new object per read
- * was promoted with them on every scrape).
- */
-class CheckState {
-  keys: Keys = '';
-  labelSets = 0;
-  result: RunFigures | null = null;
-  items: PerfItems = NO_ITEMS;
-  /** null until something is left out. */
-  dropped: PerfdataDropped | null = null;
-  /** PerfdataLimit's mark when last read. */
-  seen = 0;
-  constructor(readonly definition: object) {}
-}
-
-/**
- * Whether `b` is the result `a` is: the same object, or a copy of it
- * (CheckRunner.checkStatus() makes each `last` anew from its record, with
- * the record's perfdata array and times). A result counts its drops once.
- */
-function sameResult(a: RunFigures | null, b: RunFigures): boolean {
-  return a === b || (a !== null && a.perfdata === b.perfdata && a.finishedAt === b.finishedAt);
-}
-
-/** A check's exposed perfdata items (the result's own) and its caps' figures. */
-export interface PerfItems {
-  items: readonly PerfDatum[];
-  labelSets: number;
-  dropped: Readonly<PerfdataDropped>;
-}
-
-const NO_DATA: readonly PerfDatum[] = Object.freeze([]);
-/** What readItems() gives for a check that has no result yet (shared: nothing of it is kept). */
-const NO_ITEMS: PerfItems = Object.freeze({ items: NO_DATA, labelSets: 0, dropped: Object.freeze({ limit: 0, duplicate: 0, tooLong: 0 }) });
-
-function scaleRange(r: ThresholdRange, factor: number): ThresholdRange {
-  return { start: scale(r.start, factor), end: scale(r.end, factor), alertInside: r.alertInside };
 }
 
 type Perfdata = readonly PerfDatum[];
@@ -150,6 +38,15 @@ type Perfdata = readonly PerfDatum[];
 export class PerfdataLimit {
   readonly #checks = new Map<string, CheckState>();
   #mark = 0;
+  #writes = 0;
+  /**
+   * Set by a warm pass (scrape-warm.ts) around its reads: what it admits
+   * is taken back if the check's next result comes before any scrape showed
+   * it. Without that, a check whose labels change every run (a pid, a
+   * timestamp) filled its cap between two scrapes with sets no scrape
+   * showed, and its series were never seen (Prometheus, every second).
+   */
+  provisional = false;
 
   constructor(public limit = DEFAULT_PERFDATA_LIMIT, public maxLabelBytes = DEFAULT_PERFDATA_LABEL_MAX_BYTES) {}
 
@@ -177,20 +74,65 @@ export class PerfdataLimit {
       this.#checks.set(status.id, st);
     }
     st.seen = this.#mark;
+    // Read by a renderer that shows it: what a pass admitted stays.
+    if (!this.provisional && st.pendingAt >= 0 && status.last !== null && sameResult(st.result, status.last)) st.pendingAt = -1;
     if (status.last === null) {
       // Let go of the last result's items too (outside review: a source whose result went back to null kept them).
+      this.#settle(st);
       st.result = null;
       st.items = NO_ITEMS;
       return { items: NO_DATA, labelSets: st.labelSets, dropped: st.dropped ?? NO_DROPS };
     }
     if (!sameResult(st.result, status.last)) {
       const perfdata = status.last.perfdata;
-      const kept = this.#admit(st, perfdata);
+      this.#settle(st);
+      const kept = this.provisional ? this.#admitProvisional(st, perfdata) : this.#admit(st, perfdata);
       // Only once admitted: a throw part way leaves the result to be admitted again, not the last one's items as its own.
       st.result = status.last;
       st.items = { items: kept === null ? perfdata : kept.map((i) => perfdata[i]), labelSets: st.labelSets, dropped: st.dropped ?? NO_DROPS };
     }
     return st.items;
+  }
+
+  /** A scrape has brought every check's current result to its text (ScrapeGather.done()): what passes admitted before now stays. */
+  written(): void {
+    this.#writes++;
+  }
+
+  /** Before a new result is admitted: the last one's provisional admission is taken back if no scrape showed it. */
+  #settle(st: CheckState): void {
+    if (st.pendingAt < 0) return;
+    if (st.pendingAt === this.#writes) {
+      st.keys = keysDropLast(st.keys, st.labelSets, st.pendingKeys);
+      st.labelSets -= st.pendingKeys;
+      const d = st.pendingDrops;
+      if (d !== null) {
+        const now = st.dropped!;
+        now.limit -= d.limit;
+        now.duplicate -= d.duplicate;
+        now.tooLong -= d.tooLong;
+      }
+    }
+    st.pendingAt = -1;
+    st.pendingKeys = 0;
+    st.pendingDrops = null;
+  }
+
+  /** #admit() by a warm pass, with what it added noted to be taken back (#settle()). */
+  #admitProvisional(st: CheckState, perfdata: Perfdata): number[] | null {
+    const held = st.labelSets;
+    const d = st.dropped;
+    const limit = d?.limit ?? 0;
+    const duplicate = d?.duplicate ?? 0;
+    const tooLong = d?.tooLong ?? 0;
+    const kept = this.#admit(st, perfdata);
+    st.pendingAt = this.#writes;
+    st.pendingKeys = st.labelSets - held;
+    const now = st.dropped;
+    if (now !== null && (now.limit !== limit || now.duplicate !== duplicate || now.tooLong !== tooLong)) {
+      st.pendingDrops = { limit: now.limit - limit, duplicate: now.duplicate - duplicate, tooLong: now.tooLong - tooLong };
+    }
+    return kept;
   }
 
   /** UTF-16 units of the label sets held, over all checks: what the caps bound (limit × 2 × maxLabelBytes per check, and some). */
@@ -267,26 +209,6 @@ export class PerfdataLimit {
 
 /** The keys of the result being admitted so far (results of up to FEW items: no Set per result). */
 const resultKeys: string[] = [];
-
-/**
- * A label set's key: the label's length first, so that no two sets share one
- * (JSON.stringify of the pair cost ~0.4 µs an item, and escapes made keys of
- * odd labels up to six times their length).
- */
-function labelKey(label: string, uom: string): string {
-  return `${label.length}:${label}${uom}`;
-}
-
-/** One perfdata item as its series, in base units (made on each read). */
-function series(p: PerfDatum): PerfSeries {
-  const { uom, factor } = baseUnit(p.uom);
-  const s: PerfSeries = { label: p.label, uom, value: p.value === null ? NaN : scale(p.value, factor) };
-  if (p.warn !== undefined) s.warn = scaleRange(p.warn, factor);
-  if (p.crit !== undefined) s.crit = scaleRange(p.crit, factor);
-  if (p.min !== undefined) s.min = scale(p.min, factor);
-  if (p.max !== undefined) s.max = scale(p.max, factor);
-  return s;
-}
 
 const limits = new WeakMap<object, PerfdataLimit>();
 

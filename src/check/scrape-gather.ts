@@ -39,12 +39,15 @@ export class ScrapeGather {
   #maxLabelBytes = -1;
   #done = false;
   #read = 0;
+  readonly #pass: boolean;
 
   /**
    * `current`: given for a source of kept records (CheckRunner), whose
    * unchanged checks can then be told by identity; null for any other.
+   * `pass`: a warm pass (scrape-warm.ts), which writes nothing of what it reads.
    */
-  constructor(state: RunnerMetricsState, current: CurrentDefinition | null) {
+  constructor(state: RunnerMetricsState, current: CurrentDefinition | null, pass = false) {
+    this.#pass = pass;
     this.#state = state;
     this.#current = current;
     const held = state.cache.owner !== null;
@@ -176,6 +179,8 @@ export class ScrapeGather {
         cache.maxLabelBytes = this.#maxLabelBytes;
       }
     }
+    // Every check's current result is in the views now, and a scrape writes them all.
+    if (!this.#pass) this.#state.limit.written();
     this.#done = true;
     return this.views;
   }

@@ -60,21 +60,46 @@ export function warmScrape(
     await pause();
     return signal?.aborted === true;
   };
+  const limit = state.limit;
   const run = async (): Promise<WarmResult> => {
-    const since = state.limit.mark();
+    const since = limit.mark();
     const list = source[checkFiguresList]!();
-    const gather = new ScrapeGather(state, (id) => has.call(source, id));
-    try {
-      for (let i = 0; i < list.length; i++) {
-        gather.add(list.read(i));
-        if ((i & (STEP - 1)) === STEP - 1 && due() && (await stopped())) return NOT_RUN;
+    const gather = new ScrapeGather(state, (id) => has.call(source, id), true);
+    // The caps admit what the pass reads provisionally (perfdata-limit.ts), in each synchronous slice and no longer.
+    const adding = (from: number): number => {
+      const end = Math.min(from + STEP, list.length);
+      limit.provisional = true;
+      try {
+        for (let i = from; i < end; i++) gather.add(list.read(i));
+      } finally {
+        limit.provisional = false;
       }
-      while (gather.work()) if (due() && (await stopped())) return NOT_RUN;
-      gather.done();
+      return end;
+    };
+    const working = (): boolean => {
+      limit.provisional = true;
+      try {
+        return gather.work();
+      } finally {
+        limit.provisional = false;
+      }
+    };
+    try {
+      for (let i = 0; i < list.length;) {
+        i = adding(i);
+        if (due() && (await stopped())) return NOT_RUN;
+      }
+      while (working()) if (due() && (await stopped())) return NOT_RUN;
+      limit.provisional = true;
+      try {
+        gather.done();
+      } finally {
+        limit.provisional = false;
+      }
       const result = { ran: true, read: cache.lastRead, full: cache.lastFull };
       // The caps of checks removed since the last scrape or pass: a result a pass read is held there too.
       const ids = { has: (id: string) => has.call(source, id) !== undefined };
-      for (const step = state.limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
+      for (const step = limit.retainSteps(ids, since); !step.next().done;) if (due()) await pause();
       return result;
     } catch (e) {
       gather.failed();

@@ -55,6 +55,7 @@ export const RELOAD_SLICE_MS = 10;
  */
 export class AppliedChecks {
   readonly #applied = new Map<string, CheckDefinition>();
+  #slicing = 0;
 
   constructor(private readonly runner: CheckRunner) {}
 
@@ -75,6 +76,20 @@ export class AppliedChecks {
   async applyInSlices(
     defs: readonly CheckDefinition[], stopping: () => boolean = () => false, sliceMs = RELOAD_SLICE_MS,
   ): Promise<ReloadSummary> {
+    this.#slicing++;
+    try {
+      return await this.#inSlices(defs, stopping, sliceMs);
+    } finally {
+      this.#slicing--;
+    }
+  }
+
+  /** Whether an applyInSlices() is under way: the runner's checks are changing, a few thousand at a time. */
+  get applying(): boolean {
+    return this.#slicing > 0;
+  }
+
+  async #inSlices(defs: readonly CheckDefinition[], stopping: () => boolean, sliceMs: number): Promise<ReloadSummary> {
     const summary: ReloadSummary = { added: [], removed: [], changed: [], unchanged: 0 };
     const step = this.#steps(defs, summary);
     for (;;) {

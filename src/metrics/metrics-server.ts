@@ -85,10 +85,11 @@ export interface ServeMetricsOptions {
   sendTimeoutMs?: number | undefined;
   /**
    * How often a source with refresh() (createRunnerSource) is refreshed while
-   * served, ms (default 0: never). Its first scrape then reads only the
-   * checks that changed since the last pass, not every check; but a runner's
-   * perfdata caps then also take the label sets of results no scrape showed
-   * (a check whose labels churn can fill its cap between two scrapes).
+   * served, ms (default 1,000; 0: never). Its first scrape then reads only
+   * the checks that changed in the last second or so, not every check. A
+   * runner's perfdata caps count only the label sets of results a scrape
+   * showed: what a pass read of a result replaced before the next scrape is
+   * taken back (perfdata-limit.ts).
    */
   refreshMs?: number | undefined;
 }
@@ -110,7 +111,7 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   const requestTimeout = Math.max(headersTimeout, positive(options.requestTimeoutMs, 'requestTimeoutMs', 10_000));
   const keepAliveTimeout = positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5000);
   const sendTimeout = positive(options.sendTimeoutMs, 'sendTimeoutMs', 5000);
-  const refreshMs = options.refreshMs === undefined ? 0 : options.refreshMs;
+  const refreshMs = options.refreshMs === undefined ? 1000 : options.refreshMs;
   if (!Number.isInteger(refreshMs) || refreshMs < 0 || refreshMs > 2 ** 31 - 1) {
     throw new TypeError(`refreshMs must be a whole number of ms from 0 to 2147483647, got ${describe(refreshMs)}`);
   }

@@ -14,7 +14,10 @@ import type { MetricsSource } from './metrics-server';
 import { promClient } from './prom-client';
 import { loopTurns } from './turn-budget';
 
-export function createRunnerSource(runner: RunnerSource, options: RunnerMetricsOptions = {}): MetricsSource & { registry: Registry } {
+/** What createRunnerSource() gives: a MetricsSource that always has refresh(), and the prom-client registry it serves first. */
+export type RunnerMetricsSource = MetricsSource & { registry: Registry; refresh: NonNullable<MetricsSource['refresh']> };
+
+export function createRunnerSource(runner: RunnerSource, options: RunnerMetricsOptions = {}): RunnerMetricsSource {
   configureRunnerMetrics(runner, options);
   const { collectDefaultMetrics, Registry } = promClient();
   const registry = new Registry();
