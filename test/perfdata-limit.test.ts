@@ -5,7 +5,9 @@
 // check less than an array of key strings).
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { keysAdd, keysDropLast, keysHas, keysOf, labelKey, type Keys } from '../src/check/perfdata-keys';
 import { PerfdataLimit } from '../src/check/perfdata-limit';
 import type { PerfDatum } from '../src/check/perfdata';
 import { FakeSource } from './metrics-source';
@@ -23,6 +25,33 @@ function reader(limit: PerfdataLimit, src: FakeSource, id: string) {
     return { labels: v.items.map((p) => p.label), labelSets: v.labelSets, dropped: { ...v.dropped } };
   };
 }
+
+describe('perfdata label-set keys', () => {
+  it('add, look up and drop the last n as a list would, across 16 (string ↔ Set), with digits, ";", ":" and any code unit in labels', () => {
+    const label = fc.oneof(fc.string({ maxLength: 10 }), fc.string({ unit: fc.constantFrom('1', ';', ':', '0', 'é', '😀', '\uD800'), maxLength: 10 }));
+    const op = fc.oneof(fc.record({ add: fc.tuple(label, fc.constantFrom('', 's', '1;', ':')) }), fc.record({ drop: fc.nat(30) }));
+    fc.assert(fc.property(fc.array(op, { maxLength: 80 }), (ops) => {
+      let keys: Keys = '';
+      const list: string[] = [];
+      for (const o of ops) {
+        if ('add' in o) {
+          const k = labelKey(o.add[0], o.add[1]);
+          expect(keysHas(keys, k)).toBe(list.includes(k));
+          if (list.includes(k)) continue;
+          keys = keysAdd(keys, list.length, k);
+          list.push(k);
+        } else {
+          const n = Math.min(o.drop, list.length);
+          keys = keysDropLast(keys, list.length, n);
+          list.length -= n;
+        }
+        expect([...keysOf(keys)]).toEqual(list);
+        // The compact string while 16 or fewer are held, a Set past that.
+        expect(typeof keys === 'string').toBe(list.length <= 16);
+      }
+    }), { numRuns: 1000 });
+  });
+});
 
 describe('PerfdataLimit', () => {
   it('holds 40 label sets across the change from the string to a Set: none dropped, none counted twice', () => {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
 import { perfdataExposure } from '../src/check/metrics-options';
 import { checkFiguresList, takeSnapshot, type MetricsSource } from '../src/check/metrics-snapshot';
-import { metricsStateOf } from '../src/check/metrics-state';
+import { configureRunnerMetrics, metricsStateOf } from '../src/check/metrics-state';
 import { PerfdataLimit, perfdataLimitOf } from '../src/check/perfdata-limit';
 import { warmingOf, warmScrape } from '../src/check/scrape-warm';
 import { CheckRunner, createRunnerSource, serveMetrics } from '../src/index';
@@ -205,6 +205,92 @@ describe('warm passes and the perfdata caps', () => {
     }
   });
 });
+
+describe('warm passes and the perfdata caps, outside review', () => {
+  const labels = (run: number, n = 30) => Array.from({ length: n }, (_, i) => ({ label: `l${i}_${run}`, value: run, uom: '' }));
+
+  it('a scrape running beside a pass keeps none of what the pass admitted after the scrape began', async () => {
+    const source = bigSource(500, true);
+    const ref = new PerfdataLimit();
+    const want = () => renderFamilies(allFamilies, takeSnapshot(source, ref, perfdataExposure(undefined)));
+    source.result('host-0/ping', 0, labels(1));
+    expect(formatMetrics(source)).toBe(want());
+    // One scrape holds the kept columns; a second (a second Prometheus) reads into columns of its own.
+    const first = metricsChunks(source, { sliceMs: 0 });
+    await first.next();
+    const second = metricsChunks(source, { sliceMs: 0 });
+    const secondStarted = second.next();
+    // It has read host-0 (the first 64 checks) and paused.
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    await first.return(undefined);
+    source.result('host-0/ping', 0, labels(2));
+    expect((await warmScrape(source, never, noPause)).ran).toBe(true);
+    await secondStarted;
+    let rest = '';
+    for await (const c of second) rest += c;
+    // It showed run 1, not run 2.
+    expect(rest).not.toContain('l0_2');
+    source.result('host-0/ping', 0, labels(3));
+    expect(formatMetrics(source)).toBe(want());
+    expect(limitHeld(source)).toBe(60);
+  });
+
+  it('drop counts handed to a reader never go down: a pass counts in a copy of them', async () => {
+    const source = bigSource(1, true);
+    perfdataLimitOf(source, 5);
+    const limit = metricsStateOf(source).limit;
+    const base = [1, 2, 3, 4, 5].map((n) => ({ label: `b${n}`, value: n, uom: '' }));
+    source.result('host-0/ping', 0, [...base, { label: 'x'.repeat(300), value: 1, uom: '' }]);
+    formatMetrics(source);
+    // What a prom-client collector holds until it writes its samples, turns later.
+    const held = limit.read(source.checkStatus()[0]).dropped;
+    expect({ ...held }).toEqual({ limit: 0, duplicate: 0, tooLong: 1 });
+    source.result('host-0/ping', 0, labels(1));
+    await warmScrape(source, never, noPause);
+    expect({ ...held }).toEqual({ limit: 0, duplicate: 0, tooLong: 1 });
+    source.result('host-0/ping', 0, base);
+    const text = formatMetrics(source);
+    expect(text).toContain('noshell_check_perfdata_dropped_total{check="host-0/ping",reason="limit"} 0');
+    expect(text).toContain('noshell_check_perfdata_dropped_total{check="host-0/ping",reason="too_long"} 1');
+    expect({ ...held }).toEqual({ limit: 0, duplicate: 0, tooLong: 1 });
+  });
+
+  it('a cap or exposure changed between a pass and the next scrape applies to the result the pass read, as to one no pass read', async () => {
+    for (const change of ['limit', 'labelBytes', 'exposure'] as const) {
+      const source = bigSource(1, true);
+      const ref = new PerfdataLimit();
+      let exposure = perfdataExposure(undefined);
+      const want = () => renderFamilies(allFamilies, takeSnapshot(source, ref, exposure));
+      expect(formatMetrics(source)).toBe(want());
+      source.result('host-0/ping', 0, [...labels(1), { label: 'y'.repeat(40), value: 1, uom: '' }]);
+      await warmScrape(source, never, noPause);
+      if (change === 'limit') {
+        configureRunnerMetrics(source, { perfdataLimit: 10 });
+        ref.limit = 10;
+      } else if (change === 'labelBytes') {
+        configureRunnerMetrics(source, { perfdataLabelMaxBytes: 20 });
+        ref.maxLabelBytes = 20;
+      } else {
+        configureRunnerMetrics(source, { perfdata: { checks: ['other'] } });
+        exposure = perfdataExposure({ checks: ['other'] });
+      }
+      expect(formatMetrics(source), change).toBe(want());
+      if (change === 'exposure') {
+        // Exposed again, with a new result: what the caps hold is what a scrape-only reader holds (not the hidden result's sets too).
+        source.result('host-0/ping', 0, labels(2));
+        configureRunnerMetrics(source, { perfdata: true });
+        exposure = perfdataExposure(true);
+        expect(formatMetrics(source), change).toBe(want());
+      }
+    }
+  });
+});
+
+/** Label sets the runner's caps hold for host-0/ping. */
+function limitHeld(source: MetricsSource): number {
+  const status = (source as unknown as { checkStatus(): Array<{ id: string }> }).checkStatus().find((c) => c.id === 'host-0/ping')!;
+  return metricsStateOf(source).limit.read(status as never).labelSets;
+}
 
 describe('serveMetrics refreshMs', () => {
   it('calls a source\'s refresh every refreshMs while served, never with 0; close() aborts a pass in flight without waiting for it', async () => {

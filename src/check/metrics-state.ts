@@ -45,5 +45,10 @@ export function configureRunnerMetrics(runner: object, options: RunnerMetricsOpt
   }
   const exposure = perfdata === undefined ? undefined : perfdataExposure(perfdata);
   perfdataLimitOf(runner, perfdataLimit, perfdataLabelMaxBytes);
-  if (exposure !== undefined) metricsStateOf(runner).exposure = exposure;
+  if (exposure !== undefined) {
+    const state = metricsStateOf(runner);
+    state.exposure = exposure;
+    // What passes admitted under the old exposure and no scrape showed is read again under the new one.
+    state.limit.reconsider();
+  }
 }

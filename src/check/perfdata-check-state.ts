@@ -1,6 +1,6 @@
 // What a check's perfdata caps hold (perfdata-limit.ts): its label sets,
 // what was left out, and the items of its last result as read.
-import type { Keys } from './perfdata-keys';
+import { keysDropLast, type Keys } from './perfdata-keys';
 import type { RunFigures } from './last-run';
 import type { PerfDatum } from './perfdata';
 
@@ -30,11 +30,11 @@ export class CheckState {
   dropped: PerfdataDropped | null = null;
   /** PerfdataLimit's mark when last read. */
   seen = 0;
-  /** The writes count when the result was admitted by a warm pass (-1: it was not, or a scrape has shown it since). */
+  /** The number of the warm pass's admission of the result (-1: it was not admitted by one, or a scrape has shown it since). */
   pendingAt = -1;
   /** Label sets that admission added (the last ones in keys). */
   pendingKeys = 0;
-  /** What it left out (null: nothing). */
+  /** What `dropped` was before it, if it left anything out (NO_DROPS: it was null). */
   pendingDrops: PerfdataDropped | null = null;
   constructor(readonly definition: object) {}
 }
@@ -58,3 +58,44 @@ export interface PerfItems {
 export const NO_DATA: readonly PerfDatum[] = Object.freeze([]);
 /** What readItems() gives for a check that has no result yet (shared: nothing of it is kept). */
 export const NO_ITEMS: PerfItems = Object.freeze({ items: NO_DATA, labelSets: 0, dropped: Object.freeze({ limit: 0, duplicate: 0, tooLong: 0 }) });
+
+/**
+ * Before a warm pass admits a result: what the check holds now is noted.
+ * The drop counts go on in a copy (`dropped` may be held by a reader that
+ * has not written it yet: counts taken back from it went down there,
+ * outside review).
+ */
+export function startPending(st: CheckState): void {
+  const before = st.dropped;
+  st.pendingKeys = st.labelSets;
+  st.pendingDrops = before ?? NO_DROPS;
+  if (before !== null) st.dropped = { limit: before.limit, duplicate: before.duplicate, tooLong: before.tooLong };
+}
+
+/** After it: what it added, to be taken back (takeBack()) unless a scrape shows the result; `n`: its number. */
+export function endPending(st: CheckState, n: number): void {
+  st.pendingAt = n;
+  st.pendingKeys = st.labelSets - st.pendingKeys;
+  const before = st.pendingDrops === NO_DROPS ? null : st.pendingDrops;
+  const now = st.dropped;
+  if (now === null || (before !== null && now.limit === before.limit && now.duplicate === before.duplicate && now.tooLong === before.tooLong)) {
+    // Nothing left out: the object as it was stays.
+    st.dropped = before;
+    st.pendingDrops = null;
+  }
+}
+
+/** The result's admission by a pass stays: a scrape showed it. */
+export function keepPending(st: CheckState): void {
+  st.pendingAt = -1;
+  st.pendingKeys = 0;
+  st.pendingDrops = null;
+}
+
+/** The result's admission by a pass is undone: no scrape showed it. */
+export function takeBack(st: CheckState): void {
+  st.keys = keysDropLast(st.keys, st.labelSets, st.pendingKeys);
+  st.labelSets -= st.pendingKeys;
+  if (st.pendingDrops !== null) st.dropped = st.pendingDrops === NO_DROPS ? null : st.pendingDrops;
+  keepPending(st);
+}

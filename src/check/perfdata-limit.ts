@@ -11,8 +11,10 @@
 // taken back when the next result is read.
 import type { CheckFigures } from './check-status';
 import type { PerfDatum } from './perfdata';
-import { CheckState, NO_DATA, NO_DROPS, NO_ITEMS, sameResult, type PerfdataDropped, type PerfItems } from './perfdata-check-state';
-import { FEW, keysAdd, keysDropLast, keysHas, keysOf, labelKey } from './perfdata-keys';
+import {
+  CheckState, endPending, keepPending, NO_DATA, NO_DROPS, NO_ITEMS, sameResult, startPending, takeBack,
+  type PerfdataDropped, type PerfItems } from './perfdata-check-state';
+import { FEW, keysAdd, keysHas, keysOf, labelKey } from './perfdata-keys';
 import { series, type PerfSeries } from './perfdata-series';
 import { baseUom } from './perfdata-units';
 
@@ -38,13 +40,17 @@ type Perfdata = readonly PerfDatum[];
 export class PerfdataLimit {
   readonly #checks = new Map<string, CheckState>();
   #mark = 0;
-  #writes = 0;
+  /** Provisional admissions so far (each one's number is its place in that order). */
+  #admitted = 0;
+  /** Provisional admissions up to this number were shown by a scrape (those after it are taken back). */
+  #shown = 0;
   /**
    * Set by a warm pass (scrape-warm.ts) around its reads: what it admits
-   * is taken back if the check's next result comes before any scrape showed
-   * it. Without that, a check whose labels change every run (a pid, a
-   * timestamp) filled its cap between two scrapes with sets no scrape
-   * showed, and its series were never seen (Prometheus, every second).
+   * is taken back if the check's next result comes before a scrape that
+   * started after it showed it. Without that, a check whose labels change
+   * every run (a pid, a timestamp) filled its cap between two scrapes with
+   * sets no scrape showed, and its series were never seen (Prometheus,
+   * every second).
    */
   provisional = false;
 
@@ -75,7 +81,7 @@ export class PerfdataLimit {
     }
     st.seen = this.#mark;
     // Read by a renderer that shows it: what a pass admitted stays.
-    if (!this.provisional && st.pendingAt >= 0 && status.last !== null && sameResult(st.result, status.last)) st.pendingAt = -1;
+    if (!this.provisional && st.pendingAt >= 0 && status.last !== null && sameResult(st.result, status.last)) keepPending(st);
     if (status.last === null) {
       // Let go of the last result's items too (outside review: a source whose result went back to null kept them).
       this.#settle(st);
@@ -86,7 +92,12 @@ export class PerfdataLimit {
     if (!sameResult(st.result, status.last)) {
       const perfdata = status.last.perfdata;
       this.#settle(st);
-      const kept = this.provisional ? this.#admitProvisional(st, perfdata) : this.#admit(st, perfdata);
+      let kept: number[] | null;
+      if (this.provisional) {
+        startPending(st);
+        kept = this.#admit(st, perfdata);
+        endPending(st, ++this.#admitted);
+      } else kept = this.#admit(st, perfdata);
       // Only once admitted: a throw part way leaves the result to be admitted again, not the last one's items as its own.
       st.result = status.last;
       st.items = { items: kept === null ? perfdata : kept.map((i) => perfdata[i]), labelSets: st.labelSets, dropped: st.dropped ?? NO_DROPS };
@@ -94,45 +105,41 @@ export class PerfdataLimit {
     return st.items;
   }
 
-  /** A scrape has brought every check's current result to its text (ScrapeGather.done()): what passes admitted before now stays. */
-  written(): void {
-    this.#writes++;
+  /** Where a scrape (not a pass) starts: give it to written() when it has brought every check's result to its text. */
+  started(): number {
+    return this.#admitted;
+  }
+
+  /**
+   * A scrape that started at `start` (started()) has read every check: what
+   * passes admitted before it started, and is a check's result still, it
+   * showed; what they admitted after it started, it did not (a check it had
+   * read already: outside review).
+   */
+  written(start: number): void {
+    if (start > this.#shown) this.#shown = start;
+  }
+
+  /**
+   * The caps or what is exposed changed: what passes admitted that no
+   * scrape showed yet is taken back, and the result read again under the
+   * new settings when it is next read (as a scrape that had not met it
+   * before the change would).
+   */
+  reconsider(): void {
+    for (const st of this.#checks.values()) {
+      if (st.pendingAt <= this.#shown) continue;
+      takeBack(st);
+      st.result = null;
+      st.items = NO_ITEMS;
+    }
   }
 
   /** Before a new result is admitted: the last one's provisional admission is taken back if no scrape showed it. */
   #settle(st: CheckState): void {
     if (st.pendingAt < 0) return;
-    if (st.pendingAt === this.#writes) {
-      st.keys = keysDropLast(st.keys, st.labelSets, st.pendingKeys);
-      st.labelSets -= st.pendingKeys;
-      const d = st.pendingDrops;
-      if (d !== null) {
-        const now = st.dropped!;
-        now.limit -= d.limit;
-        now.duplicate -= d.duplicate;
-        now.tooLong -= d.tooLong;
-      }
-    }
-    st.pendingAt = -1;
-    st.pendingKeys = 0;
-    st.pendingDrops = null;
-  }
-
-  /** #admit() by a warm pass, with what it added noted to be taken back (#settle()). */
-  #admitProvisional(st: CheckState, perfdata: Perfdata): number[] | null {
-    const held = st.labelSets;
-    const d = st.dropped;
-    const limit = d?.limit ?? 0;
-    const duplicate = d?.duplicate ?? 0;
-    const tooLong = d?.tooLong ?? 0;
-    const kept = this.#admit(st, perfdata);
-    st.pendingAt = this.#writes;
-    st.pendingKeys = st.labelSets - held;
-    const now = st.dropped;
-    if (now !== null && (now.limit !== limit || now.duplicate !== duplicate || now.tooLong !== tooLong)) {
-      st.pendingDrops = { limit: now.limit - limit, duplicate: now.duplicate - duplicate, tooLong: now.tooLong - tooLong };
-    }
-    return kept;
+    if (st.pendingAt > this.#shown) takeBack(st);
+    else keepPending(st);
   }
 
   /** UTF-16 units of the label sets held, over all checks: what the caps bound (limit × 2 × maxLabelBytes per check, and some). */
@@ -216,9 +223,10 @@ const limits = new WeakMap<object, PerfdataLimit>();
 export function perfdataLimitOf(runner: object, limit?: number, maxLabelBytes?: number): PerfdataLimit {
   let l = limits.get(runner);
   if (l === undefined) limits.set(runner, (l = new PerfdataLimit(limit, maxLabelBytes)));
-  else {
+  else if ((limit !== undefined && limit !== l.limit) || (maxLabelBytes !== undefined && maxLabelBytes !== l.maxLabelBytes)) {
     if (limit !== undefined) l.limit = limit;
     if (maxLabelBytes !== undefined) l.maxLabelBytes = maxLabelBytes;
+    l.reconsider();
   }
   return l;
 }

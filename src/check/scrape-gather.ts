@@ -40,6 +40,8 @@ export class ScrapeGather {
   #done = false;
   #read = 0;
   readonly #pass: boolean;
+  /** The perfdata caps' started() when this gather began (a scrape shows what passes admitted before it). */
+  readonly #start: number;
 
   /**
    * `current`: given for a source of kept records (CheckRunner), whose
@@ -48,6 +50,7 @@ export class ScrapeGather {
    */
   constructor(state: RunnerMetricsState, current: CurrentDefinition | null, pass = false) {
     this.#pass = pass;
+    this.#start = state.limit.started();
     this.#state = state;
     this.#current = current;
     const held = state.cache.owner !== null;
@@ -180,7 +183,7 @@ export class ScrapeGather {
       }
     }
     // Every check's current result is in the views now, and a scrape writes them all.
-    if (!this.#pass) this.#state.limit.written();
+    if (!this.#pass) this.#state.limit.written(this.#start);
     this.#done = true;
     return this.views;
   }
