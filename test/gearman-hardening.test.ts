@@ -18,7 +18,7 @@ import { freePort, waitUntil } from './fixtures/gearman/harness';
 import { HostileGearmand } from './fixtures/gearman/hostile-gearmand';
 import { CLI, WorkerProcess } from './fixtures/gearman/worker-process';
 import { logMessage } from '../src/cli/log-file';
-import { isRoot, NOBODY, unprivilegedPackage } from './unprivileged';
+import { isRoot, NOBODY, removeUnprivilegedCopy, unprivilegedPackage } from './unprivileged';
 
 const KEY = 'hardening-key';
 const codec = createPayloadCodec({ key: KEY });
@@ -29,7 +29,11 @@ let worker: WorkerProcess | null = null;
 beforeAll(() => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-hardening-'));
 });
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(tmp, { recursive: true, force: true });
+  // The package copied for nobody (a ~20 MB mkdtemp of dist and node_modules, left in /tmp after every run before).
+  removeUnprivilegedCopy();
+});
 afterEach(async () => {
   await worker?.dispose();
   worker = null;
