@@ -67,10 +67,11 @@ describe('native core (C, no Node)', () => {
       '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-o', bin, path.join(root, 'test', 'native', 'core-test.c'),
       ...['spawn.c', 'stdio.c', 'resolve.c', 'child.c', 'child-signals.c'].map((f) => path.join(root, 'native', f)),
     ]);
-    const script = 'set -e; d=$(mktemp -d); mkdir -p "$d/real" "$d/fake/self"; ' +
+    // Under the test's own directory, removed after the file (a mktemp -d in /tmp was left behind by every run).
+    const script = 'set -e; d=$(mktemp -d -p "$2"); mkdir -p "$d/real" "$d/fake/self"; ' +
       'printf "SigIgn:\\t0000000000000000\\nSigCgt:\\t0000000000000000\\n" > "$d/fake/self/status"; ' +
       `mount -t proc proc "$d/real"; ${cover}; exec "$1" --signals "$d/real/self/status"`;
-    const r = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', bin], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync('unshare', ['-m', 'sh', '-c', script, 'sh', bin, dir], { encoding: 'utf8', timeout: 60_000 });
     if (r.stderr.includes('unshare failed') || r.stderr.includes('mount:')) {
       console.log(`skipped: no mount namespace here (${r.stderr.trim()})`);
       expect(process.env.CI).toBeUndefined();
