@@ -3,6 +3,7 @@
 // run between them; unchanged checks are not touched (they keep their next
 // run, attempt and state); a bad definition anywhere changes nothing.
 import { spawnSync } from 'node:child_process';
+import fc from 'fast-check';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -111,6 +112,70 @@ describe('AppliedChecks: a reload of thousands of checks', () => {
     expect(ids(runner)).toEqual(['c1', 'c2']);
   });
 
+  it('an id given twice that the runner already holds is a TypeError too, and nothing changes', async () => {
+    const runner = new RecordingRunner();
+    const applied = new AppliedChecks(runner);
+    applied.apply([def(1), def(2)]);
+    runner.reset();
+    expect(() => applied.apply([def(1), def(2, 2), def(1, 3)])).toThrow(/two checks with id "c1"/);
+    await expect(applied.applyInSlices([def(2), def(1, 2), def(2, 3)], () => false, 0)).rejects.toThrow(/two checks with id "c2"/);
+    expect(runner.added).toEqual([]);
+    expect(runner.removed).toEqual([]);
+    // The refused applies left no mark: the next one sees c1 and c2 as they are.
+    expect(applied.apply([def(2), def(1)])).toEqual({ added: [], removed: [], changed: [], unchanged: 2 });
+  });
+
+  it('refuses an apply while a sliced one is under way, which then ends as it would have', async () => {
+    const runner = new CheckRunner();
+    const applied = new AppliedChecks(runner);
+    applied.apply(Array.from({ length: 200 }, (_, i) => def(i)));
+    const sliced = applied.applyInSlices(Array.from({ length: 200 }, (_, i) => def(i, 2)), () => false, 0);
+    expect(applied.applying).toBe(true);
+    expect(() => applied.apply([def(1)])).toThrow(/another apply is under way/);
+    await expect(applied.applyInSlices([def(1)])).rejects.toThrow(/another apply is under way/);
+    const summary = await sliced;
+    expect(summary.changed).toHaveLength(200);
+    expect(runner.checkStatus().every((s) => (s.definition.command as string[])[1] === 'v2')).toBe(true);
+  });
+
+  it('any sequence of reloads: the summary and the runner a plain model of the rule gives', () => {
+    // A definition: one of 8 ids, one of 3 versions, its keys in one of two orders.
+    const arbDef = fc.record({ i: fc.integer({ min: 0, max: 7 }), v: fc.integer({ min: 0, max: 2 }), reversed: fc.boolean() })
+      .map(({ i, v, reversed }): CheckDefinition => {
+        const d = def(i, v);
+        return reversed ? { timeout: d.timeout, interval: d.interval, command: d.command, id: d.id } : d;
+      });
+    fc.assert(fc.property(fc.array(fc.array(arbDef, { maxLength: 10 }), { minLength: 1, maxLength: 8 }), (files) => {
+      const runner = new RecordingRunner();
+      const applied = new AppliedChecks(runner);
+      const model = new Map<string, CheckDefinition>();
+      for (const defs of files) {
+        runner.reset();
+        const dup = defs.find((d, k) => defs.findIndex((e) => e.id === d.id) !== k);
+        if (dup !== undefined) {
+          expect(() => applied.apply(defs)).toThrow(`two checks with id "${dup.id}"`);
+          expect(runner.added).toEqual([]);
+          expect(runner.removed).toEqual([]);
+          continue;
+        }
+        const next = new Map(defs.map((d) => [d.id, d]));
+        const expected = {
+          added: defs.filter((d) => !model.has(d.id)).map((d) => d.id),
+          removed: [...model.keys()].filter((id) => !next.has(id)),
+          changed: defs.filter((d) => model.has(d.id) && !sameDefinition(model.get(d.id), d)).map((d) => d.id),
+          unchanged: defs.filter((d) => model.has(d.id) && sameDefinition(model.get(d.id), d)).length,
+        };
+        expect(applied.apply(defs)).toEqual(expected);
+        expect(runner.removed).toEqual([...expected.removed, ...expected.changed]);
+        expect(runner.added).toEqual(defs.filter((d) => !model.has(d.id) || !sameDefinition(model.get(d.id), d)).map((d) => d.id));
+        // Ids in the order first applied (what `removed` lists in); an unchanged check keeps its first definition.
+        for (const id of expected.removed) model.delete(id);
+        for (const d of defs) if (!model.has(d.id) || !sameDefinition(model.get(d.id), d)) model.set(d.id, d);
+        expect(new Map(runner.checkStatus().map((s) => [s.id, s.definition.command]))).toEqual(new Map([...model].map(([id, d]) => [id, d.command])));
+      }
+    }), { numRuns: 300 });
+  });
+
   it('a definition is unchanged whatever its key order and undefined keys; any changed value is a change', () => {
     const a = { id: 'x', command: ['/bin/echo', 'a'], interval: 60_000, timeout: 10_000, env: { A: '1', B: '2' }, groups: [1, 2] };
     const same = [
@@ -131,6 +196,10 @@ describe('AppliedChecks: a reload of thousands of checks', () => {
       expect(sameDefinition(a, b)).toBe(false);
       expect(sameDefinition(b, a)).toBe(false);
     }
+    // As many keys, not the same ones: an undefined key on one side does not stand for a defined one on the other.
+    expect(sameDefinition({ v: 1, w: undefined }, { v: 1, x: 5 })).toBe(false);
+    expect(sameDefinition({ v: 1, x: 5 }, { v: 1, w: undefined })).toBe(false);
+    expect(sameDefinition({ v: 1, w: undefined }, { v: 1, x: undefined })).toBe(true);
     // Numbers by their text, as a JSON-like comparison would: NaN is NaN, -0 is 0.
     expect(sameDefinition({ v: NaN }, { v: NaN })).toBe(true);
     expect(sameDefinition({ v: -0 }, { v: 0 })).toBe(true);
