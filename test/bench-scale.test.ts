@@ -67,8 +67,13 @@ describe.skipIf(!existsSync(CHECK_DUMMY))('noshell bench --scale', () => {
 
     expect(reloads.map((c) => [c[1], c[2]])).toEqual([['1 %', '0 / 0 / 2'], ['10 %', '2 / 2 / 16']]);
     for (const c of reloads) {
+      expect(c, c.join(' | ')).toHaveLength(8);
       expect(Number(c[3]), c.join(' | ')).toBeGreaterThan(0);
       expect(Number.isFinite(Number(c[4])), c.join(' | ')).toBe(true);
+      // CPU of noshell run and of the checks it ran, over the reload: ticks of 10 ms, so 0 is possible for a short one.
+      const cpu = c[7].split(' / ').map(Number);
+      expect(cpu, c[7]).toHaveLength(2);
+      for (const x of cpu) expect(x, c[7]).toBeGreaterThanOrEqual(0);
     }
 
     // Every check reported (200 at 800/s: within a second or so), memory and three scrapes then.

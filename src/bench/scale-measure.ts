@@ -32,6 +32,12 @@ export interface ReloadFigures {
   blockAtLeast: boolean;
   /** Checks due between the SIGHUP and the "reloaded" line. */
   latency: Latency;
+  /**
+   * CPU time from the SIGHUP to the "reloaded" line, ms: noshell run's own
+   * (the reload and the checks' scheduling) and its checks' (the plugins it
+   * ran meanwhile); null when the reload did not finish or /proc had none.
+   */
+  cpu: { ownMs: number; childrenMs: number } | null;
   error: string | null;
 }
 
@@ -110,19 +116,23 @@ interface ReloadSpan {
   from: number;
   /** When the "reloaded" line came; null when it did not. */
   to: number | null;
+  cpu: ReloadFigures['cpu'];
   error: string | null;
 }
 
 async function reloadOnce(p: ScaleProcess, o: { share: number; expected: ScaleEdit }): Promise<ReloadSpan> {
   const from = Date.now();
   const reloaded = p.waitLine((l) => l.startsWith('noshell run: reloaded ') || l.startsWith('noshell run: reload of '), RELOAD_TIMEOUT_MS, 'reload');
+  const before = p.cpuTimes();
   p.child.kill('SIGHUP');
   try {
     const line = await reloaded;
+    const after = p.cpuTimes();
+    const cpu = before === null || after === null ? null : { ownMs: after.ownMs - before.ownMs, childrenMs: after.childrenMs - before.childrenMs };
     const counted = reloadCounts(line.text);
-    return { ...o, counted, from, to: line.at, error: counted === null ? line.text : null };
+    return { ...o, counted, from, to: line.at, cpu, error: counted === null ? line.text : null };
   } catch (e) {
-    return { ...o, counted: null, from, to: null, error: (e as Error).message.replace('noshell bench --scale: ', '') };
+    return { ...o, counted: null, from, to: null, cpu: null, error: (e as Error).message.replace('noshell bench --scale: ', '') };
   }
 }
 
@@ -138,7 +148,7 @@ function reloadFigures(p: ScaleProcess, r: ReloadSpan, stoppedAt: number): Reloa
   return {
     share: r.share, expected: r.expected, counted: r.counted, wallMs: r.to === null ? null : r.to - r.from,
     blockMs: silent ? stoppedAt - r.from : blockIn(p.windows, r.from, to), blockAtLeast: silent,
-    latency: latencyOf(p.results, r.from, to), error: r.error,
+    latency: latencyOf(p.results, r.from, to), cpu: r.cpu, error: r.error,
   };
 }
 

@@ -45,13 +45,14 @@ export function formatScaleTable(rows: readonly ScaleRow[]): string {
 
 export function formatReloadTable(rows: readonly ScaleRow[]): string {
   const head = ['checks', 'edited', 'added / removed / changed (counted)', 'wall s', 'longest block ms',
-    'latency p50 / p99 / max ms of checks due meanwhile', 'due'];
+    'latency p50 / p99 / max ms of checks due meanwhile', 'due', 'CPU s meanwhile: noshell run / its checks'];
   const body = rows.flatMap((r) => r.reloads.map((x) => {
     const c = x.counted;
     const counts = c === null ? `- (${x.error ?? 'no reload line'})` : `${c.added} / ${c.removed} / ${c.changed}`;
     return line([
       r.checks.toLocaleString('en-US'), `${x.share * 100} %`, counts, x.wallMs === null ? '-' : sec(x.wallMs),
       `${x.blockAtLeast ? '≥ ' : ''}${fmtMs(x.blockMs)}`, `${r.drained ? '' : '≥ '}${triple(x.latency)}`, String(x.latency.n),
+      x.cpu === null ? '-' : `${sec(x.cpu.ownMs)} / ${sec(x.cpu.childrenMs)}`,
     ]);
   }));
   return [line(head), `|${head.map(() => '--:').join('|')}|`, ...body].join('\n');

@@ -54,7 +54,6 @@ export function keysAdd(keys: Keys, held: number, key: string): Keys {
   return new Set(keysOf(keys)).add(key);
 }
 
-
 /**
  * Keys without the last `n` added (of `held`): what an admission that is
  * taken back had added. Sets keep their order of insertion, as the string
