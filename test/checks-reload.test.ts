@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckRunner, type CheckDefinition } from '../src/check/runner';
 import { AppliedChecks, sameDefinition } from '../src/cli/checks-reload';
 
@@ -234,7 +234,11 @@ describe('loadChecksFileOffThread (what a reload uses)', () => {
   const { loadChecksFileOffThread } = require('../dist/cli/checks-file-thread.js') as typeof import('../src/cli/checks-file-thread');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { loadChecksFile } = require('../dist/cli/checks-file.js') as typeof import('../src/cli/checks-file');
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-offthread-'));
+  // Made in beforeAll: a run that skips this block (a -t filter) runs neither hook, and left the directory.
+  let tmp = '';
+  beforeAll(() => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-offthread-'));
+  });
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   it('answers a process that has nothing else to do, which then exits on its own', () => {
