@@ -12,7 +12,11 @@ import { fields, freePort, GEARMAND, Gearmand, QueueReader } from './fixtures/ge
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 const PLUGIN = path.resolve(__dirname, 'fixtures', 'gearman', 'plugin.sh');
-const tmp = mkdtempSync(path.join(tmpdir(), 'noshell-gm-cli-'));
+// Made in beforeAll: a run whose -t filter skips every test here runs neither hook, and a directory made at collection was left behind.
+let tmp = '';
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'noshell-gm-cli-'));
+});
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function cli(args: string[]) {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPayloadCodec, decryptText, encryptText, GearmanPayloadError, keyFromFile, keyFromString } from '../src/gearman/crypto';
 import { escapeOutput, formatJob, formatResult, formatSubmittedResult, parseJob, parseKeyValues } from '../src/gearman/job-payload';
 
@@ -13,7 +13,11 @@ const JOB_B64 = 'J2a4jgvrpXS4sZ40Ho9gn9fHnhYsfYIcltRKH8VRtIDdXNa5zfoIHREsoATlXfz
   'VjdWbhD6N7iwgYJvGMAw/KHrcpi//29eFEVEG1YzPmnTqdHJUeTq+kp8oH8q2wCaM61pxFvArSvh16wh0OYGaAdsCfWjOsScyaGenn/72xBq7Jet' +
   '0ZbHIMpLkgJbzqJndPJCAubd61jUUQ/lWBRGYL1EYn';
 
-const dir = mkdtempSync(path.join(tmpdir(), 'noshell-gm-crypto-'));
+// Made in beforeAll: a run whose -t filter skips every test here runs neither hook, and a directory made at collection was left behind.
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'noshell-gm-crypto-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function keyfile(name: string, content: string): string {
   const f = path.join(dir, name);

@@ -45,11 +45,14 @@ function status(file: string): Array<Record<string, string>> {
 describe.skipIf(why !== null)('Nagios 4 + broker module + noshell gearman worker', () => {
   let g: Gearmand;
   let worker: GearmanWorker;
-  const root = mkdtempSync('/tmp/noshell-nagios-');
-  const dir = path.join(root, 'lab');
+  // Made in beforeAll: a run whose -t filter skips this block runs neither hook, and a directory made at collection was left behind.
+  let root = '';
+  let dir = '';
   const KEY = 'nagioslab12';
 
   beforeAll(async () => {
+    root = mkdtempSync('/tmp/noshell-nagios-');
+    dir = path.join(root, 'lab');
     chmodSync(root, 0o755);
     g = await Gearmand.start();
     // The broker module peers() found, so that the lab does not build its own; stderr in the error if it fails.

@@ -2,11 +2,15 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The plain-C core on its own, built with AddressSanitizer and UBSan.
 const root = path.resolve(__dirname, '..');
-const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-core-'));
+// Made in beforeAll: a run whose -t filter skips every test here runs neither hook, and a directory made at collection was left behind.
+let dir = '';
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-core-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('native core (C, no Node)', () => {

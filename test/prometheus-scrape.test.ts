@@ -6,13 +6,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from './helpers';
 import { requirePeer } from './metrics-text';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 const PLUGINS = '/usr/lib/nagios/plugins';
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-prometheus-'));
+// Made in beforeAll: a run whose -t filter skips every test here runs neither hook, and a directory made at collection was left behind.
+let tmp = '';
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-prometheus-'));
+});
 const children: ChildProcess[] = [];
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LineBatch } from '../src/cli/line-batch';
 import { waitFor } from './helpers';
 
@@ -14,7 +14,11 @@ const CHECK_DUMMY = '/usr/lib/nagios/plugins/check_dummy';
 const hasPlugins = existsSync(CHECK_DUMMY);
 if (!hasPlugins) console.warn('skipped: noshell run output of 300 check_dummy checks: monitoring-plugins-basic is not installed');
 
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-run-output-'));
+// Made in beforeAll: a run whose -t filter skips every test here runs neither hook, and a directory made at collection was left behind.
+let tmp = '';
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-run-output-'));
+});
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
