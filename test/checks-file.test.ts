@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadChecksFile, resolveChecks } from '../src/cli/checks-file';
+import { digestChecks } from '../src/cli/checks-digest';
+import { loadChecksFile } from '../src/cli/checks-file';
+import { resolvePairs, withIdentity } from '../src/cli/checks-identity';
 import { checksRunningAsRoot } from '../src/cli/root-refusal';
 
 let tmp = '';
@@ -240,7 +242,14 @@ describe('user and group names from the user database', () => {
         { id: 'r', command: 'x', interval: 1000, user: 'root' },
       ],
     });
-    const defs = await resolveChecks(file, loadChecksFile(file));
+    const loaded = loadChecksFile(file);
+    const digest = digestChecks(loaded.checks);
+    // Six pairs: each check asks for its own (user, group), "plain" for neither.
+    expect(digest.pairs).toHaveLength(6);
+    const identities = await resolvePairs(file, digest);
+    const defs = loaded.checks.map((c, i) => withIdentity(c.definition, identities[digest.pairOf[i]]));
+    // No identity: the definition as loaded, not a copy.
+    expect(defs[4]).toBe(loaded.checks[4].definition);
     const nobodyGroups = id('-G', 'nobody').split(' ').map(Number);
     const [uid, gid] = [Number(id('-u', 'nobody')), Number(id('-g', 'nobody'))];
     expect(defs.map(({ id: name, uid: u, gid: g, groups }) => ({ name, u, g, groups }))).toEqual([
@@ -254,8 +263,8 @@ describe('user and group names from the user database', () => {
       { name: 'r', u: 0, g: 0, groups: id('-G', 'root').split(' ').map(Number) },
     ]);
     // As root, checks without a user, with a group only or as root itself are refused.
-    expect(checksRunningAsRoot(defs, 0)).toEqual(['g', 'plain', 'r']);
-    expect(checksRunningAsRoot(defs, 1000)).toEqual([]);
+    expect(checksRunningAsRoot(digest, identities, 0)).toEqual(['g', 'plain', 'r']);
+    expect(checksRunningAsRoot(digest, identities, 1000)).toEqual([]);
   });
 
   it('unknown names are errors naming the check and the field', async () => {
@@ -266,7 +275,7 @@ describe('user and group names from the user database', () => {
         { id: 'n', command: 'x', interval: 1000, user: 4_000_000 },
       ],
     });
-    await expect(resolveChecks(file, loadChecksFile(file))).rejects.toThrow(new TypeError([
+    await expect(resolvePairs(file, digestChecks(loadChecksFile(file).checks))).rejects.toThrow(new TypeError([
       `${file}: invalid checks file:`,
       '  checks[0] (id "u"): field "user": user "no-such-user-zz": no such user (getent passwd)',
       '  checks[1] (id "g"): field "group": group "no-such-group-zz": no such group (getent group)',

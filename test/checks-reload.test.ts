@@ -2,14 +2,12 @@
 // changed, added and removed in one pass, in slices that let the event loop
 // run between them; unchanged checks are not touched (they keep their next
 // run, attempt and state); a bad definition anywhere changes nothing.
-import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CheckRunner, type CheckDefinition } from '../src/check/runner';
-import { AppliedChecks, sameDefinition } from '../src/cli/checks-reload';
+import { definitionHash } from '../src/cli/checks-digest';
+import { AppliedChecks } from '../src/cli/checks-reload';
+import { sameDefinition } from '../src/cli/same-definition';
 
 /** A runner that records what the reload asked of it. */
 class RecordingRunner extends CheckRunner {
@@ -125,6 +123,37 @@ describe('AppliedChecks: a reload of thousands of checks', () => {
     expect(applied.apply([def(2), def(1)])).toEqual({ added: [], removed: [], changed: [], unchanged: 2 });
   });
 
+  it('by key: a definition left out must be one the runner holds under that key; anything else is a TypeError, and nothing changes', async () => {
+    const runner = new RecordingRunner();
+    const applied = new AppliedChecks(runner);
+    const keys = (defs: CheckDefinition[], who = '{}') => ({ ids: defs.map((d) => d.id), hashes: defs.map(definitionHash), who: defs.map(() => who) });
+    const first = [def(1), def(2), def(3)];
+    applied.apply({ ...keys(first), defs: first });
+    runner.reset();
+    const cases: [string, Parameters<AppliedChecks['apply']>[0], RegExp][] = [
+      ['a new id', { ...keys([def(1), def(4)]), defs: [undefined, undefined] }, /no definition of id "c4", which is new/],
+      ['a changed definition', { ...keys([def(1), def(2, 2)]), defs: [undefined, undefined] }, /no definition of id "c2", whose key changed/],
+      ['another identity', { ...keys([def(1)], '{"uid":5}'), defs: [undefined] }, /no definition of id "c1", whose key changed/],
+      ['a definition of another id', { ...keys([def(1), def(2)]), defs: [undefined, def(3)] }, /checks\[1\] is not the definition of id "c2"/],
+      ['no key: every definition is needed', { ids: ['c1'], hashes: [NaN], who: ['{}'], defs: [undefined] }, /no definition of id "c1", whose key changed/],
+    ];
+    for (const [what, given, error] of cases) {
+      expect(() => applied.apply(given), what).toThrow(error);
+      await expect(applied.applyInSlices(given, () => false, 0), what).rejects.toThrow(TypeError);
+    }
+    expect(runner.added).toEqual([]);
+    expect(runner.removed).toEqual([]);
+    // Unchanged by key: no definition needed, and none compared.
+    expect(await applied.wanted(keys(first))).toEqual(new Uint32Array());
+    expect(applied.apply({ ...keys(first), defs: [undefined, undefined, undefined] })).toEqual({ added: [], removed: [], changed: [], unchanged: 3 });
+    // A change, an addition and a removal by key: only theirs are needed.
+    const next = [def(4), def(1), def(2, 2)];
+    expect([...await applied.wanted(keys(next))]).toEqual([0, 2]);
+    expect(applied.apply({ ...keys(next), defs: [def(4), undefined, def(2, 2)] })).toEqual({ added: ['c4'], removed: ['c3'], changed: ['c2'], unchanged: 1 });
+    expect(runner.removed).toEqual(['c3', 'c2']);
+    expect(runner.added).toEqual(['c4', 'c2']);
+  });
+
   it('refuses an apply while a sliced one is under way, which then ends as it would have', async () => {
     const runner = new CheckRunner();
     const applied = new AppliedChecks(runner);
@@ -138,26 +167,36 @@ describe('AppliedChecks: a reload of thousands of checks', () => {
     expect(runner.checkStatus().every((s) => (s.definition.command as string[])[1] === 'v2')).toBe(true);
   });
 
-  it('any sequence of reloads: the summary and the runner a plain model of the rule gives', () => {
-    // A definition: one of 8 ids, one of 3 versions, its keys in one of two orders.
-    const arbDef = fc.record({ i: fc.integer({ min: 0, max: 7 }), v: fc.integer({ min: 0, max: 2 }), reversed: fc.boolean() })
-      .map(({ i, v, reversed }): CheckDefinition => {
+  it('any sequence of reloads, by definitions or by key: the summary and the runner a plain model of the rule gives', async () => {
+    // A check of a file: one of 8 ids, one of 3 versions, its keys in one of two orders; run as one of two identities.
+    const arbDef = fc.record({ i: fc.integer({ min: 0, max: 7 }), v: fc.integer({ min: 0, max: 2 }), reversed: fc.boolean(), uid: fc.boolean() })
+      .map(({ i, v, reversed, uid }): [CheckDefinition, number | undefined] => {
         const d = def(i, v);
-        return reversed ? { timeout: d.timeout, interval: d.interval, command: d.command, id: d.id } : d;
+        return [reversed ? { timeout: d.timeout, interval: d.interval, command: d.command, id: d.id } : d, uid ? 1 : undefined];
       });
-    fc.assert(fc.property(fc.array(fc.array(arbDef, { maxLength: 10 }), { minLength: 1, maxLength: 8 }), (files) => {
+    const arbFile = fc.record({ checks: fc.array(arbDef, { maxLength: 10 }), keyed: fc.boolean(), sliced: fc.boolean() });
+    await fc.assert(fc.asyncProperty(fc.array(arbFile, { minLength: 1, maxLength: 8 }), async (files) => {
       const runner = new RecordingRunner();
       const applied = new AppliedChecks(runner);
       const model = new Map<string, CheckDefinition>();
-      for (const defs of files) {
+      for (const { checks, keyed, sliced } of files) {
         runner.reset();
+        // As the CLI makes them: the file's definition with its identity; the key, its hash and the identity's text.
+        const defs = checks.map(([d, uid]) => (uid === undefined ? d : { ...d, uid }));
+        const keys = { ids: defs.map((d) => d.id), hashes: checks.map(([d]) => definitionHash(d)), who: checks.map(([, uid]) => JSON.stringify({ uid })) };
+        // By key: the definitions an apply needs, the others left out.
+        const want = keyed ? new Set(await applied.wanted(keys)) : null;
+        const given = want === null ? defs : { ...keys, defs: defs.map((d, k) => (want.has(k) ? d : undefined)) };
+        const apply = () => (sliced ? applied.applyInSlices(given, () => false, 0) : Promise.resolve().then(() => applied.apply(given)));
         const dup = defs.find((d, k) => defs.findIndex((e) => e.id === d.id) !== k);
         if (dup !== undefined) {
-          expect(() => applied.apply(defs)).toThrow(`two checks with id "${dup.id}"`);
+          await expect(apply()).rejects.toThrow(`two checks with id "${dup.id}"`);
           expect(runner.added).toEqual([]);
           expect(runner.removed).toEqual([]);
           continue;
         }
+        // Every check the runner holds under the key it is given again is left out.
+        if (want !== null) for (let k = 0; k < defs.length; k++) if (!model.has(defs[k].id)) expect(want.has(k)).toBe(true);
         const next = new Map(defs.map((d) => [d.id, d]));
         const expected = {
           added: defs.filter((d) => !model.has(d.id)).map((d) => d.id),
@@ -165,13 +204,16 @@ describe('AppliedChecks: a reload of thousands of checks', () => {
           changed: defs.filter((d) => model.has(d.id) && !sameDefinition(model.get(d.id), d)).map((d) => d.id),
           unchanged: defs.filter((d) => model.has(d.id) && sameDefinition(model.get(d.id), d)).length,
         };
-        expect(applied.apply(defs)).toEqual(expected);
+        expect(await apply()).toEqual(expected);
         expect(runner.removed).toEqual([...expected.removed, ...expected.changed]);
         expect(runner.added).toEqual(defs.filter((d) => !model.has(d.id) || !sameDefinition(model.get(d.id), d)).map((d) => d.id));
         // Ids in the order first applied (what `removed` lists in); an unchanged check keeps its first definition.
         for (const id of expected.removed) model.delete(id);
         for (const d of defs) if (!model.has(d.id) || !sameDefinition(model.get(d.id), d)) model.set(d.id, d);
-        expect(new Map(runner.checkStatus().map((s) => [s.id, s.definition.command]))).toEqual(new Map([...model].map(([id, d]) => [id, d.command])));
+        expect(new Map(runner.checkStatus().map((st) => [st.id, [st.definition.command, st.definition.uid]])))
+          .toEqual(new Map([...model].map(([id, d]) => [id, [d.command, d.uid]])));
+        // Applied by key, each check is known by it now: the same file again needs no definition at all; applied by definitions, every one.
+        expect((await applied.wanted(keys)).length).toBe(keyed ? 0 : defs.length);
       }
     }), { numRuns: 300 });
   });
@@ -225,51 +267,5 @@ describe('AppliedChecks: a reload of thousands of checks', () => {
     expect(runner.added.length).toBeGreaterThan(0);
     expect(runner.added.length).toBeLessThan(5000);
     expect(summary.added).toEqual(runner.added);
-  });
-});
-
-describe('loadChecksFileOffThread (what a reload uses)', () => {
-  // The compiled module: its worker is the compiled checks-file-worker.js beside it.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { loadChecksFileOffThread } = require('../dist/cli/checks-file-thread.js') as typeof import('../src/cli/checks-file-thread');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { loadChecksFile } = require('../dist/cli/checks-file.js') as typeof import('../src/cli/checks-file');
-  // Made in beforeAll: a run that skips this block (a -t filter) runs neither hook, and left the directory.
-  let tmp = '';
-  beforeAll(() => {
-    tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-offthread-'));
-  });
-  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-  it('answers a process that has nothing else to do, which then exits on its own', () => {
-    const file = path.join(tmp, 'alone.json');
-    writeFileSync(file, JSON.stringify({ checks: [{ id: 'a', command: '/bin/true', interval: '1m' }] }));
-    const lib = path.join(__dirname, '..', 'dist', 'cli', 'checks-file-thread.js');
-    const r = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(lib)}).loadChecksFileOffThread(${JSON.stringify(file)})
-      .then((f) => console.log(f.checks.length), (e) => console.log('error', e.message))`], { encoding: 'utf8', timeout: 30_000 });
-    // An unref'd loading thread let the process exit with the promise pending: no output at all.
-    expect(r.stdout).toBe('1\n');
-    expect(r.status).toBe(0);
-  });
-
-  // 2,000 checks a message, two sent ahead: none, exactly one or two batches, three and a part, in order.
-  it('gives what loadChecksFile gives, and its TypeError, from a worker thread', async () => {
-    expect(existsSync(path.join(__dirname, '..', 'dist', 'cli', 'checks-file-worker.js'))).toBe(true);
-    const good = path.join(tmp, 'good.json');
-    for (const n of [0, 2000, 4000, 6500]) {
-      writeFileSync(good, JSON.stringify({ macros: { USER1: '/usr/lib/nagios/plugins' }, defaults: { interval: '1m' },
-        checks: Array.from({ length: n }, (_, i) => ({ id: `c${i}`, command: '$USER1$/check_dummy 0 $ARG1$', args: [`n${i}`] })) }));
-      const off = await loadChecksFileOffThread(good);
-      expect(off.checks).toHaveLength(n);
-      expect(off).toEqual(loadChecksFile(good));
-    }
-    const bad = path.join(tmp, 'bad.yaml');
-    writeFileSync(bad, 'checks: []\nchecks: []\n');
-    const err = await loadChecksFileOffThread(bad).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(TypeError);
-    expect((err as Error).message).toBe(`${bad}: invalid YAML:\n  line 2, column 1: map keys must be unique`);
-    const missing = await loadChecksFileOffThread(path.join(tmp, 'none.json')).catch((e: unknown) => e);
-    expect(missing).toBeInstanceOf(TypeError);
-    expect((missing as Error).message).toMatch(/none\.json: cannot read/);
   });
 });

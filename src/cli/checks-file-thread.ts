@@ -2,73 +2,147 @@
 // Parsing and validating a large file is long work for the event loop (a
 // 15 MiB JSON file of 100,000 checks: ~1 s; YAML parses at ~2.4 s per MiB),
 // and the checks scheduled meanwhile, /metrics and the gearman connections
-// would wait for it. The worker's answer is plain data (structured clone).
+// would wait for it. The thread answers with the file's digest (ids, hashes,
+// user/group pairs: checks-digest.ts); the definitions come only when asked
+// for, and only those asked for. Answers are plain data (structured clone).
 // Where the compiled worker is not beside this file (running from the
 // TypeScript sources), the file is loaded on this thread.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { loadChecksFile, type ChecksFile } from './checks-file';
+import { digestChecks, type ChecksDigest } from './checks-digest';
+import { loadChecksFile, type ChecksFile, type FileCheck } from './checks-file';
 
-type Message =
-  | { kind: 'batch'; checks: ChecksFile['checks'] }
-  | { kind: 'done'; runner: ChecksFile['runner']; metrics: ChecksFile['metrics'] }
+/** What the worker sends (checks-file-worker.ts). */
+export type LoaderMessage =
+  | { kind: 'ids'; ids: string[] }
+  | { kind: 'digest'; runner: ChecksFile['runner']; metrics: ChecksFile['metrics']; hashes: Float64Array; pairs: ChecksDigest['pairs']; pairOf: Uint32Array }
+  | { kind: 'checks'; checks: FileCheck[] }
+  | { kind: 'done' }
   | { kind: 'error'; typeError: boolean; message: string };
+
+/** A loaded file: its settings and digest now, definitions on request. */
+export interface ChecksSource {
+  runner: ChecksFile['runner'];
+  metrics: ChecksFile['metrics'];
+  digest: ChecksDigest;
+  /** The file's checks at `indexes` (ascending, each at most once), in that order. Once per source. */
+  fetch(indexes: Uint32Array): Promise<FileCheck[]>;
+  /** Done with it: the thread, if any, is terminated (a fetch under way rejects with LoadAborted). */
+  close(): void;
+}
 
 const WORKER = path.join(__dirname, 'checks-file-worker.js');
 
 /** The reason a load aborted by its signal rejects with. */
 export class LoadAborted extends Error {}
 
+/** A file loaded on this thread as a source. */
+export function localChecksSource(loaded: ChecksFile): ChecksSource {
+  let fetched = false;
+  return {
+    runner: loaded.runner,
+    metrics: loaded.metrics,
+    digest: digestChecks(loaded.checks),
+    fetch(indexes) {
+      if (fetched) return Promise.reject(new Error('fetch: once per source'));
+      fetched = true;
+      return Promise.resolve(Array.from(indexes, (i) => loaded.checks[i]));
+    },
+    close() {},
+  };
+}
+
 /**
- * Loads `file` on a worker thread. Aborting `signal` (noshell run is
- * stopping) terminates the thread at once and rejects with LoadAborted: a
- * long parse, or a read stuck on a dead mount, must not hold off the exit.
+ * Loads `file` on a worker thread, up to its digest. Aborting `signal`
+ * (noshell run is stopping) terminates the thread at once and rejects with
+ * LoadAborted, whether the digest or a fetch is awaited: a long parse, or a
+ * read stuck on a dead mount, must not hold off the exit.
  */
-export function loadChecksFileOffThread(file: string, signal?: AbortSignal): Promise<ChecksFile> {
+export function openChecksFileOffThread(file: string, signal?: AbortSignal): Promise<ChecksSource> {
   if (signal?.aborted === true) return Promise.reject(new LoadAborted(`${file}: load aborted`));
-  if (!existsSync(WORKER)) return Promise.resolve().then(() => loadChecksFile(file));
-  return new Promise((resolve, reject) => {
-    let answered = false;
+  if (!existsSync(WORKER)) return Promise.resolve().then(() => localChecksSource(loadChecksFile(file)));
+  return new Promise((resolveOpen, rejectOpen) => {
+    // What the thread's messages settle: first the digest, then the one fetch.
+    let opening: { reject: (e: Error) => void } | null = { reject: rejectOpen };
+    let fetching: { resolve: (c: FileCheck[]) => void; reject: (e: Error) => void } | null = null;
+    let ended = false;
+    // Why it ended, for a fetch asked for afterwards.
+    let failure: Error | null = null;
+    const end = (e: Error | null) => {
+      if (ended) return;
+      ended = true;
+      failure = e;
+      if (e !== null) (opening ?? fetching)?.reject(e);
+      opening = null;
+      fetching = null;
+      signal?.removeEventListener('abort', onAbort);
+      void worker.terminate();
+    };
     // The file's size is capped (16 MiB JSON, 4 MiB YAML): its parse and definitions need a few
     // hundred MB at most. A bound on the thread's heap makes anything past that a failed reload
     // (ERR_WORKER_OUT_OF_MEMORY) rather than the whole process's memory.
     const worker = new Worker(WORKER, { workerData: { file }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
-    const onAbort = () => {
-      if (!answered) reject(new LoadAborted(`${file}: load aborted`));
-      answered = true;
-      void worker.terminate();
-    };
+    const onAbort = () => end(new LoadAborted(`${file}: load aborted`));
     signal?.addEventListener('abort', onAbort, { once: true });
-    const checks: ChecksFile['checks'] = [];
+    const ids: string[] = [];
+    const checks: FileCheck[] = [];
     // Batches on request, asked for in the next turn: a port reads every message that comes
     // while it reads, so an answer asked for at once was read in the same turn, and so on.
     // At most two are on their way (checks-file-worker.ts), so at most two are read in a turn.
     const ask = () => {
-      if (!answered) worker.postMessage('next');
+      if (opening !== null || fetching !== null) worker.postMessage('next');
     };
-    worker.on('message', (m: Message) => {
-      if (answered) return;
-      if (m.kind === 'batch') {
+    let fetched = false;
+    const fetch = (indexes: Uint32Array) => new Promise<FileCheck[]>((resolve, reject) => {
+      if (fetched) reject(new Error('fetch: once per source'));
+      else if (ended) reject(failure ?? new LoadAborted(`${file}: load aborted`));
+      else {
+        fetching = { resolve, reject };
+        worker.ref();
+        worker.postMessage({ want: indexes });
+      }
+      fetched = true;
+    });
+    worker.on('message', (m: LoaderMessage) => {
+      if (m.kind === 'error') end(m.typeError ? new TypeError(m.message) : new Error(m.message));
+      else if (opening !== null && m.kind === 'ids') {
+        for (const id of m.ids) ids.push(id);
+        setImmediate(ask);
+      } else if (opening !== null && m.kind === 'digest') {
+        opening = null;
+        // Idle until fetched from: a source dropped without close() does not keep the process alive.
+        worker.unref();
+        resolveOpen({
+          runner: m.runner,
+          metrics: m.metrics,
+          digest: { ids, hashes: m.hashes, pairs: m.pairs, pairOf: m.pairOf },
+          fetch,
+          close: () => end(new LoadAborted(`${file}: load aborted`)),
+        });
+      } else if (fetching !== null && m.kind === 'checks') {
         for (const c of m.checks) checks.push(c);
         setImmediate(ask);
-        return;
+      } else if (fetching !== null && m.kind === 'done') {
+        fetching.resolve(checks);
+        end(null);
       }
-      answered = true;
-      if (m.kind === 'done') resolve({ runner: m.runner, metrics: m.metrics, checks });
-      else reject(m.typeError ? new TypeError(m.message) : new Error(m.message));
-      void worker.terminate();
     });
-    worker.once('error', (err) => {
-      if (!answered) reject(new TypeError(`${file}: cannot load: ${err.message}`, { cause: err }));
-      answered = true;
-    });
-    worker.once('exit', (code) => {
-      signal?.removeEventListener('abort', onAbort);
-      if (!answered) reject(new TypeError(`${file}: cannot load: the loading thread exited with code ${code}`));
-      answered = true;
-    });
-    // Kept ref'd while it loads: an unref'd thread let a process with nothing else to do exit
-    // before the answer came. A stop does not wait for it: aborting `signal` terminates it.
+    worker.once('error', (err) => end(new TypeError(`${file}: cannot load: ${err.message}`, { cause: err })));
+    worker.once('exit', (code) => end(new TypeError(`${file}: cannot load: the loading thread exited with code ${code}`)));
+    // Kept ref'd while it loads or fetches: an unref'd thread let a process with nothing else
+    // to do exit before the answer came. A stop does not wait for it: aborting `signal`
+    // terminates it.
   });
+}
+
+/** The whole file, loaded off the event-loop thread (its digest, then every check). */
+export async function loadChecksFileOffThread(file: string, signal?: AbortSignal): Promise<ChecksFile> {
+  const source = await openChecksFileOffThread(file, signal);
+  try {
+    const checks = await source.fetch(Uint32Array.from(source.digest.ids.keys()));
+    return { runner: source.runner, metrics: source.metrics, checks };
+  } finally {
+    source.close();
+  }
 }

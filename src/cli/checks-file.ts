@@ -7,15 +7,14 @@
 // Loading validates against the schema (checks-schema.ts), merges defaults
 // into each check and expands macros, so every definition is complete on its
 // own: a reload compares definitions, and a changed default is a changed
-// check. User and group names are resolved separately (resolveChecks), since
-// that asks the system's user database.
+// check. User and group names are resolved separately (checks-identity.ts),
+// since that asks the system's user database.
 import type { RunnerMetricsOptions } from '../check/metrics-state';
 import type { CheckDefinition, RunnerOptions } from '../check/runner';
 import { quoteName } from '../quote-text';
 import { readChecksData } from './checks-file-text';
 import { validateChecksFile, type CheckData } from './checks-schema';
 import { expandMacros, MacroError } from './macros';
-import { UserLookup, type Identity } from './user-lookup';
 
 export interface FileCheck {
   /** Complete: defaults merged, macros expanded, durations in ms; no credentials yet. */
@@ -90,43 +89,4 @@ export function loadChecksFile(file: string): ChecksFile {
   });
   if (problems.length > 0) throw new TypeError(`${file}: invalid checks file:\n  ${problems.join('\n  ')}`);
   return { runner: data.concurrency !== undefined ? { concurrency: data.concurrency } : {}, metrics: data.metrics ?? {}, checks };
-}
-
-/**
- * The definitions with `user`/`group` turned into uid, gid and supplementary
- * groups (looked up once per user/group pair). Throws a TypeError naming each
- * check whose lookup failed, in file order. The checks are merged with their
- * identities in slices with a turn of the event loop between them: a reload
- * of 100,000 checks held the loop ~190 ms here when it was one Promise.all.
- */
-export async function resolveChecks(file: string, loaded: ChecksFile, lookup = new UserLookup()): Promise<CheckDefinition[]> {
-  const pairKey = (c: FileCheck) => `${c.user ?? ''}\0${c.group ?? ''}`;
-  const pairs = new Map<string, FileCheck>();
-  for (const c of loaded.checks) if (!pairs.has(pairKey(c))) pairs.set(pairKey(c), c);
-  const identities = new Map<string, Identity | { error: Error }>(await Promise.all([...pairs].map(
-    async ([key, c]): Promise<[string, Identity | { error: Error }]> => {
-      try {
-        return [key, await lookup.resolve(c.user, c.group)];
-      } catch (err) {
-        return [key, { error: err as Error }];
-      }
-    })));
-  const problems: string[] = [];
-  const out: CheckDefinition[] = [];
-  for (let i = 0; i < loaded.checks.length; i++) {
-    if ((i & 2047) === 2047) await new Promise<void>((resolve) => setImmediate(resolve));
-    const c = loaded.checks[i];
-    const identity = identities.get(pairKey(c))!;
-    if ('error' in identity) {
-      const { message } = identity.error;
-      const field = c.user !== undefined && message.startsWith('user') ? 'user' : 'group';
-      problems.push(`checks[${i}] (id ${quoteName(c.definition.id)}): field "${field}": ${message}`);
-      out.push(c.definition);
-    } else {
-      // No user or group: the definition as loaded (a copy of each was ~0.3 µs a check for nothing).
-      out.push(c.user === undefined && c.group === undefined ? c.definition : { ...c.definition, ...identity });
-    }
-  }
-  if (problems.length > 0) throw new TypeError(`${file}: invalid checks file:\n  ${problems.join('\n  ')}`);
-  return out;
 }

@@ -2,9 +2,13 @@
 // and whole definition are unchanged are left alone, so they keep their next
 // run time, attempt and state; new ids are added, missing ones removed, and
 // changed ones replaced (a run in progress finishes first: the runner never
-// runs two of one id at once).
+// runs two of one id at once). A reload may give its checks by key
+// (KeyedChecks): a check whose key is the applied one's comes without its
+// definition, and only the others' definitions are loaded and compared.
 import { checkDefinition } from '../check/definition';
 import type { CheckDefinition, CheckRunner } from '../check/runner';
+import { inSlices, RELOAD_SLICE_MS } from './in-slices';
+import { sameDefinition } from './same-definition';
 
 export interface ReloadSummary {
   added: string[];
@@ -13,55 +17,29 @@ export interface ReloadSummary {
   unchanged: number;
 }
 
-/**
- * Whether two definitions are the same check: equal values, object keys in
- * any order, keys whose value is undefined left out (as JSON would), numbers
- * by their text (NaN is NaN, -0 is 0). Compared in place: a canonical text of
- * each definition (keys sorted) cost ~3 µs per check per reload, and kept as
- * ropes those texts were ~500 B of heap per check.
- */
-export function sameDefinition(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b) return false;
-  if (typeof a !== 'object' || a === null || b === null) return typeof a === 'number' && String(a) === String(b);
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameDefinition(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const kx = Object.keys(x);
-  const ky = Object.keys(y);
-  // The same keys in the same order (a definition loaded again from the same file): value by value.
-  if (kx.length === ky.length) {
-    let i = 0;
-    while (i < kx.length && kx[i] === ky[i]) i++;
-    if (i === kx.length) {
-      for (const k of kx) if (!sameDefinition(x[k], y[k])) return false;
-      return true;
-    }
-  }
-  let defined = 0;
-  for (const k of kx) {
-    if (x[k] === undefined) continue;
-    defined++;
-    if (!Object.hasOwn(y, k) || !sameDefinition(x[k], y[k])) return false;
-  }
-  for (const k of ky) if (y[k] !== undefined) defined--;
-  return defined === 0;
+/** Each check's id and key: the hash of its definition (checks-digest.ts) and the identity it runs as. */
+export interface CheckKeys {
+  ids: readonly string[];
+  /** NaN: no key (the check is compared by its definition). */
+  hashes: ArrayLike<number>;
+  /** The identity's text; the checks of one identity may share the string. */
+  who: readonly string[];
+}
+
+/** Checks by key; a definition may be left out (undefined) where the key is the applied check's. */
+export interface KeyedChecks extends CheckKeys {
+  defs: readonly (CheckDefinition | undefined)[];
 }
 
 /** Checks compared (or passed over as unchanged) per step of an apply. */
 const STEP = 32;
 
-/** How long one slice of a sliced apply may hold the event loop, ms. */
-export const RELOAD_SLICE_MS = 10;
-
 /** A check as applied, and what the apply under way found of it. */
 interface Applied {
   def: CheckDefinition;
+  /** Its key as applied (NaN and '' when applied without one). */
+  hash: number;
+  who: string;
   /** The apply that last found this id in its definitions (its token). */
   seenBy: object | null;
   /** Whether that apply found the definition unchanged. */
@@ -79,11 +57,11 @@ export class AppliedChecks {
 
   constructor(private readonly runner: CheckRunner) {}
 
-  /** Makes the runner hold exactly `defs`; validates all before touching anything. */
-  apply(defs: readonly CheckDefinition[]): ReloadSummary {
+  /** Makes the runner hold exactly `checks` (definitions, or by key); validates all before touching anything. */
+  apply(checks: readonly CheckDefinition[] | KeyedChecks): ReloadSummary {
     this.#refuseNested();
     const summary: ReloadSummary = { added: [], removed: [], changed: [], unchanged: 0 };
-    for (const step = this.#steps(defs, summary); !step.next().done;);
+    for (const step = this.#steps(checks, summary); !step.next().done;);
     return summary;
   }
 
@@ -95,15 +73,36 @@ export class AppliedChecks {
    * (the runner is being stopped: what is left is not applied).
    */
   async applyInSlices(
-    defs: readonly CheckDefinition[], stopping: () => boolean = () => false, sliceMs = RELOAD_SLICE_MS,
+    checks: readonly CheckDefinition[] | KeyedChecks, stopping: () => boolean = () => false, sliceMs = RELOAD_SLICE_MS,
   ): Promise<ReloadSummary> {
     this.#refuseNested();
     this.#slicing++;
     try {
-      return await this.#inSlices(defs, stopping, sliceMs);
+      const summary: ReloadSummary = { added: [], removed: [], changed: [], unchanged: 0 };
+      await inSlices(this.#steps(checks, summary), stopping, sliceMs);
+      return summary;
     } finally {
       this.#slicing--;
     }
+  }
+
+  /**
+   * Indexes (ascending) of the checks whose definitions an apply of `keys`
+   * needs: ids not applied, and those whose key differs from the applied
+   * one's. In slices of at most ~sliceMs.
+   */
+  async wanted(keys: CheckKeys, sliceMs = RELOAD_SLICE_MS): Promise<Uint32Array> {
+    const out: number[] = [];
+    const applied = this.#applied;
+    const { ids, hashes, who } = keys;
+    await inSlices((function* () {
+      for (let i = 0; i < ids.length; i++) {
+        const old = applied.get(ids[i]);
+        if (old === undefined || old.hash !== hashes[i] || old.who !== who[i]) out.push(i);
+        if (i % STEP === STEP - 1) yield;
+      }
+    })(), () => false, sliceMs);
+    return Uint32Array.from(out);
   }
 
   /** Whether an applyInSlices() is under way: the runner's checks are changing, a few thousand at a time. */
@@ -116,26 +115,6 @@ export class AppliedChecks {
     if (this.#slicing > 0) throw new Error('apply: another apply is under way');
   }
 
-  async #inSlices(defs: readonly CheckDefinition[], stopping: () => boolean, sliceMs: number): Promise<ReloadSummary> {
-    const summary: ReloadSummary = { added: [], removed: [], changed: [], unchanged: 0 };
-    const step = this.#steps(defs, summary);
-    for (;;) {
-      const until = performance.now() + sliceMs;
-      let done = false;
-      // A step is up to STEP checks (tens of µs): the clock is read after each.
-      while (!done) {
-        done = step.next().done === true;
-        if (performance.now() >= until) break;
-      }
-      if (done) return summary;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      if (stopping()) {
-        void step.return(undefined);
-        return summary;
-      }
-    }
-  }
-
   /**
    * The work of an apply, up to STEP checks per step (a resume of this
    * generator per check was ~20 % of the apply), or one that changes the
@@ -144,7 +123,9 @@ export class AppliedChecks {
    * again at each apply and asked six times a check, were ~2/3 of the
    * time of a reload of 100,000 checks with 1 % changed).
    */
-  *#steps(defs: readonly CheckDefinition[], summary: ReloadSummary): Generator<void, void, undefined> {
+  *#steps(checks: readonly CheckDefinition[] | KeyedChecks, summary: ReloadSummary): Generator<void, void, undefined> {
+    const keyed = isKeyed(checks) ? checks : null;
+    const defs = keyed?.defs ?? (checks as readonly CheckDefinition[]);
     const token = {};
     // Ids not applied yet, to refuse a second of them; unchanged definitions
     // were valid when applied: only the others are checked.
@@ -152,18 +133,23 @@ export class AppliedChecks {
     const found: (Applied | undefined)[] = new Array<Applied | undefined>(defs.length);
     for (let i = 0; i < defs.length; i++) {
       const def = defs[i];
-      // Not an object at all: checkDefinition's TypeError says so.
-      if (typeof def !== 'object' || def === null) checkDefinition(def, {});
-      const old = this.#applied.get(def.id);
+      const id = keyed === null ? idOf(def) : keyed.ids[i];
+      if (keyed !== null && def !== undefined && (typeof def !== 'object' || def === null || def.id !== id)) {
+        throw new TypeError(`apply: checks[${i}] is not the definition of id ${JSON.stringify(id)}`);
+      }
+      const old = this.#applied.get(id);
       if (old === undefined) {
-        if (added.has(def.id)) throw new TypeError(`apply: two checks with id ${JSON.stringify(def.id)}`);
-        added.add(def.id);
+        if (added.has(id)) throw new TypeError(`apply: two checks with id ${JSON.stringify(id)}`);
+        if (def === undefined) throw new TypeError(`apply: no definition of id ${JSON.stringify(id)}, which is new`);
+        added.add(id);
         checkDefinition(def, {});
       } else {
-        if (old.seenBy === token) throw new TypeError(`apply: two checks with id ${JSON.stringify(def.id)}`);
+        if (old.seenBy === token) throw new TypeError(`apply: two checks with id ${JSON.stringify(id)}`);
         old.seenBy = token;
-        old.same = sameDefinition(old.def, def);
-        if (!old.same) checkDefinition(def, {});
+        const sameKey = keyed !== null && old.hash === keyed.hashes[i] && old.who === keyed.who[i];
+        if (def === undefined && !sameKey) throw new TypeError(`apply: no definition of id ${JSON.stringify(id)}, whose key changed`);
+        old.same = sameKey || sameDefinition(old.def, def);
+        if (!old.same) checkDefinition(def!, {});
       }
       found[i] = old;
       if (i % STEP === STEP - 1) yield;
@@ -177,23 +163,40 @@ export class AppliedChecks {
       yield;
     }
     for (let i = 0; i < defs.length; i++) {
-      const def = defs[i];
       const old = found[i];
+      const hash = keyed === null ? NaN : keyed.hashes[i];
+      const who = keyed === null ? '' : keyed.who[i];
       if (old?.same === true) {
         summary.unchanged++;
+        // Equal by value under another key (its keys reordered): the new key, so that the next apply need not compare it.
+        old.hash = hash;
+        old.who = who;
         if (i % STEP === STEP - 1) yield;
         continue;
       }
+      const def = defs[i]!;
       if (old !== undefined) {
         this.runner.remove(def.id);
         summary.changed.push(def.id);
         old.def = def;
+        old.hash = hash;
+        old.who = who;
       } else {
         summary.added.push(def.id);
-        this.#applied.set(def.id, { def, seenBy: null, same: false });
+        this.#applied.set(def.id, { def, hash, who, seenBy: null, same: false });
       }
       this.runner.add(def);
       yield;
     }
   }
+}
+
+function isKeyed(checks: readonly CheckDefinition[] | KeyedChecks): checks is KeyedChecks {
+  return !Array.isArray(checks);
+}
+
+/** A definition's id; not an object at all is checkDefinition's TypeError. */
+function idOf(def: CheckDefinition | undefined): string {
+  if (typeof def !== 'object' || def === null) checkDefinition(def as unknown as CheckDefinition, {});
+  return def!.id;
 }

@@ -4,23 +4,18 @@
 // UNKNOWN with EPERM at setgroups; `noshell run --check` and the start of
 // `noshell run` say so once per user/group pair instead (issue 20).
 import { quoteName } from '../quote-text';
-import type { ChecksFile } from './checks-file';
+import type { ChecksDigest } from './checks-digest';
 
 /** Lines to print (without newline); none when the process may switch users. */
-export function identityWarnings(
-  file: string, checks: ChecksFile['checks'], euid: number | undefined = process.geteuid?.(),
-): string[] {
+export function identityWarnings(file: string, digest: ChecksDigest, euid: number | undefined = process.geteuid?.()): string[] {
   if (euid === undefined || euid === 0) return [];
-  const asks = new Map<string, { user: string | undefined; group: string | undefined; ids: string[] }>();
-  for (const c of checks) {
-    if (c.user === undefined && c.group === undefined) continue;
-    const key = `${c.user ?? ''}\0${c.group ?? ''}`;
-    const entry = asks.get(key) ?? { user: c.user, group: c.group, ids: [] };
-    entry.ids.push(c.definition.id);
-    asks.set(key, entry);
-  }
+  // The checks of each pair that names a user or group, pairs in the order first seen.
+  const asks = digest.pairs.map(({ user, group }) => (user === undefined && group === undefined ? null : { user, group, ids: [] as string[] }));
+  for (let i = 0; i < digest.ids.length; i++) asks[digest.pairOf[i]]?.ids.push(digest.ids[i]);
   const lines: string[] = [];
-  for (const { user, group, ids } of asks.values()) {
+  for (const ask of asks) {
+    if (ask === null) continue;
+    const { user, group, ids } = ask;
     const who = [user !== undefined ? `user ${quoteName(user)}` : '', group !== undefined ? `group ${quoteName(group)}` : '']
       .filter(Boolean).join(', ');
     const shown = ids.slice(0, 5).map(quoteName).join(', ') + (ids.length > 5 ? ', …' : '');

@@ -3,14 +3,16 @@
 // scripts fed from config files) must not get root by default. A check
 // escapes the refusal by naming a user (its own or in "defaults") whose uid
 // is not 0; a group alone still leaves the plugin with uid 0.
-import type { CheckDefinition } from '../check/runner';
 import { actingUid } from '../privilege';
 import { quoteName } from '../quote-text';
+import type { ChecksDigest } from './checks-digest';
+import type { Identity } from './user-lookup';
 
-/** Ids of the checks that would run with uid 0, or [] when we are not root. */
-export function checksRunningAsRoot(defs: readonly CheckDefinition[], ourUid = actingUid()): string[] {
+/** Ids of the checks that would run with uid 0 (their pairs' identities given), or [] when we are not root. */
+export function checksRunningAsRoot(digest: ChecksDigest, identities: readonly Identity[], ourUid = actingUid()): string[] {
   if (ourUid !== 0) return [];
-  return defs.filter((d) => d.uid === undefined || d.uid === 0).map((d) => d.id);
+  const root = identities.map((i) => i.uid === undefined || i.uid === 0);
+  return digest.ids.filter((_, i) => root[digest.pairOf[i]]);
 }
 
 export function rootRefusal(file: string, ids: readonly string[]): string {

@@ -3,7 +3,8 @@
 import { CheckRunner, type CheckRunResult } from '../check/runner';
 import { configureRunnerMetrics, type RunnerMetricsOptions } from '../check/metrics-state';
 import { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from '../check/perfdata-limit';
-import { AppliedChecks, sameDefinition } from './checks-reload';
+import { AppliedChecks } from './checks-reload';
+import { sameDefinition } from './same-definition';
 import { LineBatch } from './line-batch';
 import { loadRunChecks, onReload } from './run-reload';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
@@ -78,12 +79,12 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   const config = await loadRunChecks(file, allowRoot);
   for (const w of config.warnings) err(`${checkOnly ? '' : 'noshell run: '}${w}\n`);
   if (checkOnly) {
-    err(`${file}: valid, ${config.defs.length} checks\n`);
+    err(`${file}: valid, ${config.checks.ids.length} checks\n`);
     return 0;
   }
   const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency });
   const applied = new AppliedChecks(runner);
-  applied.apply(config.defs);
+  applied.apply(config.checks);
   const lines = new LineBatch(out);
   runner.on('result', (r: CheckRunResult) => lines.add(`${format === 'json' ? jsonLine(r) : textLine(r)}\n`));
 
@@ -131,7 +132,7 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   }
 
   runner.start();
-  err(`noshell run: ${config.defs.length} checks from ${file}\n`);
+  err(`noshell run: ${config.checks.ids.length} checks from ${file}\n`);
   const sig = await stopped;
   // A reload loading meanwhile is dropped (its thread terminated): the stop must not wait for it.
   reload.abort();

@@ -1,25 +1,64 @@
 // What `noshell run` does with its checks file: load it whole (schema,
-// macros, user lookup, root refusal), at start and again on SIGHUP.
-import type { CheckDefinition } from '../check/definition';
+// macros, user lookup, root refusal), at start and again on SIGHUP, where
+// only the definitions that changed are copied from the loading thread.
 import type { RunnerMetricsOptions } from '../check/metrics-state';
 import { quoteName } from '../quote-text';
-import { loadChecksFile, resolveChecks } from './checks-file';
-import { LoadAborted, loadChecksFileOffThread } from './checks-file-thread';
-import type { AppliedChecks } from './checks-reload';
+import { loadChecksFile } from './checks-file';
+import { LoadAborted, localChecksSource, openChecksFileOffThread } from './checks-file-thread';
+import { resolvePairs, withIdentity } from './checks-identity';
+import type { AppliedChecks, KeyedChecks } from './checks-reload';
 import { identityWarnings } from './identity-warning';
 import { checksRunningAsRoot, rootRefusal } from './root-refusal';
+import type { UserLookup } from './user-lookup';
 
-/** The file's checks, credentials resolved; refused (TypeError) if any would run as root unasked. */
+export interface RunChecks {
+  concurrency: number | undefined;
+  metrics: RunnerMetricsOptions;
+  /** The file's checks by key, credentials resolved; without definitions where `applied` holds them unchanged. */
+  checks: KeyedChecks;
+  warnings: string[];
+}
+
+/**
+ * The file's checks, credentials resolved; refused (TypeError) if any would
+ * run as root unasked. `offThread`: parsed and validated on a worker thread
+ * (a reload), and given `applied`, only the definitions whose key differs
+ * from the applied one's are copied here; the others are left out.
+ */
 export async function loadRunChecks(
-  file: string, allowRoot: boolean, offThread = false, signal?: AbortSignal,
-): Promise<{ concurrency: number | undefined; metrics: RunnerMetricsOptions; defs: CheckDefinition[]; warnings: string[] }> {
-  const loaded = offThread ? await loadChecksFileOffThread(file, signal) : loadChecksFile(file);
-  // Stopping meanwhile: no user lookups (they start getent) for a load that is not applied.
-  if (signal?.aborted === true) throw new LoadAborted(`${file}: load aborted`);
-  const defs = await resolveChecks(file, loaded);
-  const asRoot = allowRoot ? [] : checksRunningAsRoot(defs);
-  if (asRoot.length > 0) throw new TypeError(rootRefusal(file, asRoot));
-  return { concurrency: loaded.runner.concurrency, metrics: loaded.metrics, defs, warnings: identityWarnings(file, loaded.checks) };
+  file: string, allowRoot: boolean,
+  load: { offThread?: boolean; signal?: AbortSignal | undefined; applied?: AppliedChecks; lookup?: Pick<UserLookup, 'resolve'> } = {},
+): Promise<RunChecks> {
+  const { signal, applied, lookup } = load;
+  const source = load.offThread === true ? await openChecksFileOffThread(file, signal) : localChecksSource(loadChecksFile(file));
+  try {
+    // Stopping meanwhile: no user lookups (they start getent) for a load that is not applied.
+    if (signal?.aborted === true) throw new LoadAborted(`${file}: load aborted`);
+    const { digest } = source;
+    const identities = await resolvePairs(file, digest, lookup);
+    const asRoot = allowRoot ? [] : checksRunningAsRoot(digest, identities);
+    if (asRoot.length > 0) throw new TypeError(rootRefusal(file, asRoot));
+    const n = digest.ids.length;
+    // One string per identity, shared by its checks.
+    const whoOfPair = identities.map((i) => JSON.stringify(i));
+    const who = new Array<string>(n);
+    for (let i = 0; i < n; i++) who[i] = whoOfPair[digest.pairOf[i]];
+    const keys = { ids: digest.ids, hashes: digest.hashes, who };
+    const want = applied !== undefined ? await applied.wanted(keys) : Uint32Array.from(digest.ids.keys());
+    // Stopping meanwhile: the thread is gone, and the fetch rejects with LoadAborted.
+    const fetched = await source.fetch(want);
+    const defs = new Array<KeyedChecks['defs'][number]>(n);
+    for (let j = 0; j < want.length; j++) {
+      // A turn of the event loop now and then: 100,000 copies with credentials held it ~190 ms in one go.
+      if ((j & 2047) === 2047) await new Promise<void>((resolve) => setImmediate(resolve));
+      defs[want[j]] = withIdentity(fetched[j].definition, identities[digest.pairOf[want[j]]]);
+    }
+    return {
+      concurrency: source.runner.concurrency, metrics: source.metrics, checks: { ...keys, defs }, warnings: identityWarnings(file, digest),
+    };
+  } finally {
+    source.close();
+  }
 }
 
 /**
@@ -46,12 +85,12 @@ export function onReload(
       again = false;
       try {
         // Off the event loop: the checks running meanwhile go on being scheduled.
-        const next = await loadRunChecks(file, allowRoot, true, stopLoad.signal);
+        const next = await loadRunChecks(file, allowRoot, { offThread: true, signal: stopLoad.signal, applied });
         if (stopping()) break;
         // --concurrency wins over the file, as at start.
         if (!run.fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
         for (const w of next.warnings) err(`noshell run: ${w}\n`);
-        const r = await applied.applyInSlices(next.defs, stopping);
+        const r = await applied.applyInSlices(next.checks, stopping);
         if (stopping()) break;
         run.metrics?.(next.metrics);
         // Ids come from the file: quoted, cut, and at most ten of them on the line.

@@ -1,0 +1,72 @@
+// What a reload of `noshell run` compares before it asks for definitions:
+// each check's id, a hash of its definition, and its (user, group) pair.
+// The loading thread makes the digest and sends it; the event-loop thread
+// then asks only for the definitions whose hash (or whose pair's identity)
+// differs from the applied one's, so a reload of 100,000 checks with 1 %
+// changed copies 1,000 definitions across threads, not 100,000.
+import type { CheckDefinition } from '../check/runner';
+import type { FileCheck } from './checks-file';
+
+export interface UserGroup {
+  user: string | undefined;
+  group: string | undefined;
+}
+
+export interface ChecksDigest {
+  /** In file order. */
+  ids: string[];
+  /** Per check: definitionHash() of its definition. */
+  hashes: Float64Array;
+  /** Each distinct (user, group) pair, in the order first seen. */
+  pairs: UserGroup[];
+  /** Per check: its pair's index in `pairs`. */
+  pairOf: Uint32Array;
+}
+
+const TWO_21 = 2 ** 21;
+
+/**
+ * A 53-bit hash of the definition's JSON text (keys in their order), or
+ * NaN where that text could hide a difference: JSON writes NaN and ±Infinity
+ * as null, so a text with a null in it is always compared in full (NaN is
+ * equal to nothing). Undefined values are left out, as sameDefinition()
+ * leaves them out. Two hashes: FNV-1a and a multiply-by-31 sum, 32 and 21
+ * bits (~0.3 µs a check besides the ~1 µs of JSON.stringify). Equal hashes
+ * stand for equal definitions; a file's author who made two collide would
+ * only keep a check they changed as it was.
+ */
+export function definitionHash(def: CheckDefinition): number {
+  const text = JSON.stringify(def);
+  if (text.includes(':null') || text.includes('[null') || text.includes(',null')) return NaN;
+  let a = 0x811c9dc5;
+  let b = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 16777619);
+    b = (Math.imul(b, 31) + c) | 0;
+  }
+  return (a >>> 0) * TWO_21 + ((b >>> 0) % TWO_21);
+}
+
+/** The digest of a loaded file's checks. */
+export function digestChecks(checks: readonly FileCheck[]): ChecksDigest {
+  const ids: string[] = new Array<string>(checks.length);
+  const hashes = new Float64Array(checks.length);
+  const pairOf = new Uint32Array(checks.length);
+  const pairs: UserGroup[] = [];
+  const index = new Map<string, number>();
+  for (let i = 0; i < checks.length; i++) {
+    const c = checks[i];
+    ids[i] = c.definition.id;
+    hashes[i] = definitionHash(c.definition);
+    const key = `${c.user ?? ''}\0${c.group ?? ''}`;
+    let p = index.get(key);
+    if (p === undefined) {
+      p = pairs.length;
+      index.set(key, p);
+      pairs.push({ user: c.user, group: c.group });
+    }
+    pairOf[i] = p;
+  }
+  return { ids, hashes, pairs, pairOf };
+}

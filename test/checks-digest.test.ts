@@ -1,0 +1,53 @@
+// The hash a reload keys each check by (checks-digest.ts): equal for equal
+// JSON texts, different for different ones, and NaN (compared in full) where
+// the text could hide a difference.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CheckDefinition } from '../src/check/runner';
+import { definitionHash } from '../src/cli/checks-digest';
+
+const asDef = (x: object) => x as unknown as CheckDefinition;
+
+describe('definitionHash', () => {
+  it('equal for equal texts, different for different ones, an integer of at most 53 bits', () => {
+    // Definitions as a file gives them: strings (any code units), finite numbers, booleans, arrays, nested objects.
+    const value = fc.letrec((tie) => ({
+      v: fc.oneof({ depthSize: 'small' }, fc.string({ unit: 'binary' }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(),
+        fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.string(), tie('v'), { maxKeys: 3 })),
+    })).v;
+    const def = fc.dictionary(fc.string(), value, { maxKeys: 6 });
+    // Pairs that differ by little: a copy with one value changed, or one key more.
+    // One in ten a string value with a null in its text.
+    const pair = fc.oneof(fc.tuple(def, def), fc.tuple(def, def).map(([a, b]) => [{ ...a, s: 'x:null' }, b] as const), def.chain((d) => fc.tuple(fc.constant(d), fc.tuple(fc.string(), value).map(([k, v]) => ({ ...d, [k]: v })))));
+    fc.assert(fc.property(pair, ([a, b]) => {
+      const [ha, hb] = [definitionHash(asDef(a)), definitionHash(asDef(b))];
+      for (const [h, d] of [[ha, a], [hb, b]] as const) {
+        // NaN only for a text with a null in it (here: a string value that contains one).
+        const looksNull = [':null', '[null', ',null'].some((t) => JSON.stringify(d).includes(t));
+        expect(Number.isNaN(h)).toBe(looksNull);
+        if (!looksNull) {
+          expect(Number.isSafeInteger(h)).toBe(true);
+          expect(h).toBeGreaterThanOrEqual(0);
+        }
+      }
+      if (!Number.isNaN(ha) && !Number.isNaN(hb)) expect(ha === hb).toBe(JSON.stringify(a) === JSON.stringify(b));
+    }), { numRuns: 2000 });
+  });
+
+  it('one code unit changed anywhere in 100,000 definitions of one shape: 100,000 hashes, all different', () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 100_000; i++) {
+      seen.add(definitionHash(asDef({ id: `svc-${i % 1000}`, command: ['/usr/lib/nagios/plugins/check_dummy', '0', `OK ${Math.floor(i / 1000)}`], interval: 60_000 })));
+    }
+    expect(seen.size).toBe(100_000);
+  });
+
+  it('NaN (never equal: compared in full) where JSON would write null: NaN, ±Infinity, and null itself', () => {
+    for (const x of [NaN, Infinity, -Infinity, null, [1, null], { a: null }]) expect(definitionHash(asDef({ id: 'a', x }))).toBeNaN();
+    // A text that only looks like one costs a full comparison, nothing more.
+    expect(definitionHash(asDef({ id: 'a', command: 'x >/dev/null,null' }))).toBeNaN();
+    expect(definitionHash(asDef({ id: 'a', command: 'x >/dev/null' }))).not.toBeNaN();
+    // Left out, as sameDefinition leaves it out.
+    expect(definitionHash(asDef({ id: 'a', x: undefined }))).toBe(definitionHash(asDef({ id: 'a' })));
+  });
+});

@@ -1,0 +1,182 @@
+// The loading thread of a reload (checks-file-thread.ts): it answers with the
+// file's digest first, then copies only the checks asked for; a stop
+// terminates it at once; it never keeps a process alive that is done.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The compiled modules: the worker is the compiled checks-file-worker.js beside them.
+/* eslint-disable @typescript-eslint/no-require-imports */
+const { loadChecksFileOffThread, openChecksFileOffThread, LoadAborted } =
+  require('../dist/cli/checks-file-thread.js') as typeof import('../src/cli/checks-file-thread');
+const { loadChecksFile } = require('../dist/cli/checks-file.js') as typeof import('../src/cli/checks-file');
+const { digestChecks } = require('../dist/cli/checks-digest.js') as typeof import('../src/cli/checks-digest');
+/* eslint-enable @typescript-eslint/no-require-imports */
+const LIB = path.join(__dirname, '..', 'dist', 'cli', 'checks-file-thread.js');
+
+// Made in beforeAll: a run that skips this file's tests (a -t filter) runs neither hook.
+let tmp = '';
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-offthread-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** `n` checks, every third with a user, every fifth with a group. */
+function writeChecks(name: string, n: number): string {
+  const file = path.join(tmp, name);
+  writeFileSync(file, JSON.stringify({ macros: { USER1: '/usr/lib/nagios/plugins' }, defaults: { interval: '1m' },
+    checks: Array.from({ length: n }, (_, i) => ({
+      id: `c${i}`, command: '$USER1$/check_dummy 0 $ARG1$', args: [`n${i}`],
+      ...(i % 3 === 0 ? { user: 'nobody' } : {}), ...(i % 5 === 0 ? { group: 'nogroup' } : {}),
+    })) }));
+  return file;
+}
+
+/** Runs `code` (with `lib` the compiled module) in a new process: what it prints, and whether it exited on its own. */
+function inProcess(code: string): { stdout: string; status: number | null } {
+  const r = spawnSync(process.execPath, ['-e', `const lib = require(${JSON.stringify(LIB)});\n${code}`], { encoding: 'utf8', timeout: 30_000 });
+  return { stdout: r.stdout + r.stderr, status: r.status };
+}
+
+describe('the loading thread of a reload', () => {
+  it('answers a process that has nothing else to do, which then exits on its own', () => {
+    const file = path.join(tmp, 'alone.json');
+    writeFileSync(file, JSON.stringify({ checks: [{ id: 'a', command: '/bin/true', interval: '1m' }] }));
+    // An unref'd loading thread let the process exit with the promise pending: no output at all.
+    expect(inProcess(`lib.loadChecksFileOffThread(${JSON.stringify(file)}).then((f) => console.log(f.checks.length), (e) => console.log('error', e.message))`))
+      .toEqual({ stdout: '1\n', status: 0 });
+    // A source opened and dropped, never fetched from nor closed: the process still exits.
+    expect(inProcess(`lib.openChecksFileOffThread(${JSON.stringify(file)}).then((s) => console.log(s.digest.ids.join()), (e) => console.log('error', e.message))`))
+      .toEqual({ stdout: 'a\n', status: 0 });
+  });
+
+  // 1,000 checks a message, two sent ahead: none, exactly one or two batches, three and a part, in order.
+  it('gives what loadChecksFile gives, and its TypeError, from a worker thread', async () => {
+    expect(existsSync(path.join(__dirname, '..', 'dist', 'cli', 'checks-file-worker.js'))).toBe(true);
+    for (const n of [0, 1000, 2000, 3500]) {
+      const good = writeChecks(`good-${n}.json`, n);
+      const off = await loadChecksFileOffThread(good);
+      expect(off.checks).toHaveLength(n);
+      expect(off).toEqual(loadChecksFile(good));
+    }
+    const bad = path.join(tmp, 'bad.yaml');
+    writeFileSync(bad, 'checks: []\nchecks: []\n');
+    const err = await loadChecksFileOffThread(bad).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TypeError);
+    expect((err as Error).message).toBe(`${bad}: invalid YAML:\n  line 2, column 1: map keys must be unique`);
+    const missing = await openChecksFileOffThread(path.join(tmp, 'none.json')).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(TypeError);
+    expect((missing as Error).message).toMatch(/none\.json: cannot read/);
+  });
+
+  it('the digest first (ids over several messages), then only the checks asked for, once', async () => {
+    const file = writeChecks('digest.json', 25_001);
+    const local = loadChecksFile(file);
+    const source = await openChecksFileOffThread(file);
+    try {
+      const want = digestChecks(local.checks);
+      expect(source.digest.ids).toEqual(want.ids);
+      expect([...source.digest.hashes]).toEqual([...want.hashes]);
+      expect(source.digest.pairs).toEqual([
+        { user: 'nobody', group: 'nogroup' }, { user: undefined, group: undefined }, { user: 'nobody', group: undefined }, { user: undefined, group: 'nogroup' },
+      ]);
+      expect([...source.digest.pairOf]).toEqual([...want.pairOf]);
+      expect({ runner: source.runner, metrics: source.metrics }).toEqual({ runner: local.runner, metrics: local.metrics });
+      const indexes = [0, 1, 999, 1000, 1001, 2000, 12_345, 25_000];
+      expect(await source.fetch(Uint32Array.from(indexes))).toEqual(indexes.map((i) => local.checks[i]));
+      await expect(source.fetch(Uint32Array.of(0))).rejects.toThrow('fetch: once per source');
+    } finally {
+      source.close();
+    }
+    // Nothing asked for: nothing copied, and the answer still comes.
+    const none = await openChecksFileOffThread(file);
+    expect(await none.fetch(new Uint32Array())).toEqual([]);
+    none.close();
+    // Indexes the digest did not give are refused, not read past the end.
+    for (const bad of [[25_001], [5, 5], [7, 3]]) {
+      const s = await openChecksFileOffThread(file);
+      await expect(s.fetch(Uint32Array.from(bad))).rejects.toThrow(/^fetch: bad index/);
+      s.close();
+    }
+  });
+
+  it('closed, or its signal aborted, before or during a fetch: the fetch rejects with LoadAborted', async () => {
+    const file = writeChecks('abort.json', 20_000);
+    const closed = await openChecksFileOffThread(file);
+    closed.close();
+    await expect(closed.fetch(Uint32Array.of(1))).rejects.toBeInstanceOf(LoadAborted);
+    const stop = new AbortController();
+    const source = await openChecksFileOffThread(file, stop.signal);
+    const all = source.fetch(Uint32Array.from({ length: 20_000 }, (_, i) => i));
+    stop.abort();
+    await expect(all).rejects.toBeInstanceOf(LoadAborted);
+    // Aborted before it answered: the open itself rejects.
+    const early = new AbortController();
+    const opening = openChecksFileOffThread(file, early.signal);
+    early.abort();
+    await expect(opening).rejects.toBeInstanceOf(LoadAborted);
+  });
+});
+
+describe('a reload by key (loadRunChecks with the checks applied)', () => {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { loadRunChecks } = require('../dist/cli/run-reload.js') as typeof import('../src/cli/run-reload');
+  const { AppliedChecks } = require('../dist/cli/checks-reload.js') as typeof import('../src/cli/checks-reload');
+  const { CheckRunner } = require('../dist/check/runner.js') as typeof import('../src/check/runner');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+
+  /** A user database of one user, "alice", whose uid is `uid`; asked how often. */
+  const database = (uid: number) => {
+    const lookup = { asked: 0, resolve: (user: string | undefined, group: string | undefined) => {
+      lookup.asked++;
+      if (user === undefined && group === undefined) return Promise.resolve({});
+      if (user !== 'alice' || group !== undefined) return Promise.reject(new TypeError(`user ${JSON.stringify(user)}: no such user (getent passwd)`));
+      return Promise.resolve({ uid, gid: 100, groups: [100] });
+    } };
+    return lookup;
+  };
+  const write = (file: string, ids: number[], version: (i: number) => number) => writeFileSync(file, JSON.stringify({ defaults: { interval: '1h' },
+    checks: ids.map((i) => ({ id: `c${i}`, command: ['/bin/echo', `v${version(i)}`], ...(i % 4 === 0 ? { user: 'alice' } : {}) })) }));
+  const given = (c: { defs: readonly unknown[] }) => c.defs.filter((d) => d !== undefined).length;
+
+  it('copies only the definitions whose hash or identity changed; the apply gives what a full one would', async () => {
+    const file = path.join(tmp, 'keys.json');
+    const range = (a: number, b: number) => Array.from({ length: b - a }, (_, k) => a + k);
+    write(file, range(0, 3000), () => 1);
+    const runner = new CheckRunner();
+    const applied = new AppliedChecks(runner);
+    const start = await loadRunChecks(file, true, { lookup: database(1001) });
+    expect(given(start.checks)).toBe(3000);
+    applied.apply(start.checks);
+    const reload = async (lookup: ReturnType<typeof database>) => {
+      const next = await loadRunChecks(file, true, { offThread: true, applied, lookup });
+      // One lookup per (user, group) pair, at every reload: a changed user database is seen.
+      expect(lookup.asked).toBe(2);
+      return { copied: given(next.checks), summary: await applied.applyInSlices(next.checks, () => false, 0) };
+    };
+    // 30 changed, 5 removed, 5 added: 35 definitions copied of 3,000.
+    write(file, [...range(5, 3000), ...range(3000, 3005)], (i) => (i >= 100 && i < 130 ? 2 : 1));
+    let r = await reload(database(1001));
+    expect(r.copied).toBe(35);
+    expect(r.summary).toMatchObject({ added: range(3000, 3005).map((i) => `c${i}`), removed: range(0, 5).map((i) => `c${i}`), unchanged: 2965 });
+    expect(r.summary.changed).toHaveLength(30);
+    // The same file, alice's uid changed in the database: her checks (every fourth) are copied and changed, nothing else.
+    r = await reload(database(1002));
+    const alices = [...range(5, 3000), ...range(3000, 3005)].filter((i) => i % 4 === 0).length;
+    expect(r.copied).toBe(alices);
+    expect(r.summary.changed).toHaveLength(alices);
+    expect(r.summary.unchanged).toBe(3000 - alices);
+    expect(runner.checkStatus().filter((s) => s.definition.uid === 1002)).toHaveLength(alices);
+    expect(runner.checkStatus().filter((s) => s.definition.uid === 1001)).toHaveLength(0);
+    // Nothing changed: nothing copied.
+    r = await reload(database(1002));
+    expect(r).toEqual({ copied: 0, summary: { added: [], removed: [], changed: [], unchanged: 3000 } });
+    // A lookup that fails names the checks, as at start; nothing changes.
+    await expect(loadRunChecks(file, true, { offThread: true, applied, lookup: { resolve: (u: string | undefined) =>
+      (u === undefined ? Promise.resolve({}) : Promise.reject(new TypeError(`user ${JSON.stringify(u)}: no such user (getent passwd)`))) } }))
+      .rejects.toThrow(`${file}: invalid checks file:\n  checks[3] (id "c8"): field "user": user "alice": no such user (getent passwd)\n  checks[7] (id "c12")`);
+    expect(runner.checkStatus()).toHaveLength(3000);
+  });
+});
