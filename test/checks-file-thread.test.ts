@@ -102,16 +102,39 @@ describe('the loading thread of a reload', () => {
     }
   });
 
+  it('ids of 100 KB and 20,000 distinct user/group pairs come whole, in messages bounded by size', async () => {
+    const file = path.join(tmp, 'big-ids.json');
+    const ids = Array.from({ length: 40 }, (_, i) => `${String.fromCharCode(0x61 + (i % 26)).repeat(100_000)}${i}`);
+    writeFileSync(file, JSON.stringify({ defaults: { interval: '1m' }, checks: [
+      ...ids.map((id) => ({ id, command: '/bin/true' })),
+      ...Array.from({ length: 20_000 }, (_, i) => ({ id: `p${i}`, command: '/bin/true', user: String(100_000 + i), group: String(i) })),
+    ] }));
+    const source = await openChecksFileOffThread(file);
+    try {
+      expect(source.digest.ids.slice(0, 40)).toEqual(ids);
+      expect(source.digest.pairs).toHaveLength(20_001);
+      expect(source.digest.pairs[20_000]).toEqual({ user: '119999', group: '19999' });
+      const checks = await source.fetch(Uint32Array.from({ length: 41 }, (_, i) => i));
+      expect(checks.map((c) => c.definition.id)).toEqual([...ids, 'p0']);
+    } finally {
+      source.close();
+    }
+  });
+
   it('closed, or its signal aborted, before or during a fetch: the fetch rejects with LoadAborted', async () => {
     const file = writeChecks('abort.json', 20_000);
     const closed = await openChecksFileOffThread(file);
     closed.close();
     await expect(closed.fetch(Uint32Array.of(1))).rejects.toBeInstanceOf(LoadAborted);
-    const stop = new AbortController();
-    const source = await openChecksFileOffThread(file, stop.signal);
-    const all = source.fetch(Uint32Array.from({ length: 20_000 }, (_, i) => i));
-    stop.abort();
-    await expect(all).rejects.toBeInstanceOf(LoadAborted);
+    // At once, and after some of its 20 batches have come.
+    for (const after of [0, 15]) {
+      const stop = new AbortController();
+      const source = await openChecksFileOffThread(file, stop.signal);
+      const all = source.fetch(Uint32Array.from({ length: 20_000 }, (_, i) => i));
+      if (after > 0) await new Promise((resolve) => setTimeout(resolve, after));
+      stop.abort();
+      await expect(all).rejects.toBeInstanceOf(LoadAborted);
+    }
     // Aborted before it answered: the open itself rejects.
     const early = new AbortController();
     const opening = openChecksFileOffThread(file, early.signal);

@@ -282,6 +282,20 @@ describe('user and group names from the user database', () => {
       '  checks[2] (id "n"): field "user": user 4000000 is not in the user database: give a group too',
     ].join('\n')));
   });
+
+  it('a directory that fails every check of a user: the first 1,000 named, the others counted', async () => {
+    const file = write({ defaults: { interval: 1000 }, checks: [
+      { id: 'ok', command: 'x' },
+      ...Array.from({ length: 2500 }, (_, i) => ({ id: `c${i}`, command: 'x', user: 'no-such-user-zz' })),
+    ] });
+    const err = await resolvePairs(file, digestChecks(loadChecksFile(file).checks)).catch((e: unknown) => e as Error);
+    expect(err).toBeInstanceOf(TypeError);
+    const lines = (err as Error).message.split('\n');
+    expect(lines).toHaveLength(1002);
+    expect(lines[1]).toBe('  checks[1] (id "c0"): field "user": user "no-such-user-zz": no such user (getent passwd)');
+    expect(lines[1000]).toBe('  checks[1000] (id "c999"): field "user": user "no-such-user-zz": no such user (getent passwd)');
+    expect(lines[1001]).toBe('  … and 1500 more checks whose user or group could not be looked up');
+  });
 });
 
 describe('values too deep to show', () => {

@@ -23,6 +23,11 @@ export interface ChecksDigest {
   pairOf: Uint32Array;
 }
 
+/** A digest, and the length of each definition's JSON text (what the loading thread sizes its messages by). */
+export interface SizedDigest extends ChecksDigest {
+  sizes: Uint32Array;
+}
+
 const TWO_21 = 2 ** 21;
 
 /**
@@ -36,7 +41,10 @@ const TWO_21 = 2 ** 21;
  * only keep a check they changed as it was.
  */
 export function definitionHash(def: CheckDefinition): number {
-  const text = JSON.stringify(def);
+  return textHash(JSON.stringify(def));
+}
+
+function textHash(text: string): number {
   if (text.includes(':null') || text.includes('[null') || text.includes(',null')) return NaN;
   let a = 0x811c9dc5;
   let b = 0;
@@ -49,16 +57,19 @@ export function definitionHash(def: CheckDefinition): number {
 }
 
 /** The digest of a loaded file's checks. */
-export function digestChecks(checks: readonly FileCheck[]): ChecksDigest {
+export function digestChecks(checks: readonly FileCheck[]): SizedDigest {
   const ids: string[] = new Array<string>(checks.length);
   const hashes = new Float64Array(checks.length);
+  const sizes = new Uint32Array(checks.length);
   const pairOf = new Uint32Array(checks.length);
   const pairs: UserGroup[] = [];
   const index = new Map<string, number>();
   for (let i = 0; i < checks.length; i++) {
     const c = checks[i];
     ids[i] = c.definition.id;
-    hashes[i] = definitionHash(c.definition);
+    const text = JSON.stringify(c.definition);
+    hashes[i] = textHash(text);
+    sizes[i] = text.length;
     const key = `${c.user ?? ''}\0${c.group ?? ''}`;
     let p = index.get(key);
     if (p === undefined) {
@@ -68,5 +79,13 @@ export function digestChecks(checks: readonly FileCheck[]): ChecksDigest {
     }
     pairOf[i] = p;
   }
-  return { ids, hashes, pairs, pairOf };
+  return { ids, hashes, pairs, pairOf, sizes };
+}
+
+/** Why `want` is not a list of indexes of `n` checks, ascending, each once; null when it is. */
+export function badIndexes(want: Uint32Array, n: number): string | null {
+  for (let i = 0; i < want.length; i++) {
+    if (want[i] >= n || (i > 0 && want[i] <= want[i - 1])) return `fetch: bad index ${want[i]} at ${i} (of ${n} checks, ascending)`;
+  }
+  return null;
 }

@@ -10,13 +10,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { digestChecks, type ChecksDigest } from './checks-digest';
+import { badIndexes, digestChecks, type ChecksDigest } from './checks-digest';
 import { loadChecksFile, type ChecksFile, type FileCheck } from './checks-file';
 
-/** What the worker sends (checks-file-worker.ts). */
+/** What the worker sends (checks-file-worker.ts); it answers 'next-digest' and 'next-checks' (the phase it is in), and `{ want }`. */
 export type LoaderMessage =
   | { kind: 'ids'; ids: string[] }
-  | { kind: 'digest'; runner: ChecksFile['runner']; metrics: ChecksFile['metrics']; hashes: Float64Array; pairs: ChecksDigest['pairs']; pairOf: Uint32Array }
+  | { kind: 'pairs'; pairs: ChecksDigest['pairs'] }
+  | { kind: 'digest'; runner: ChecksFile['runner']; metrics: ChecksFile['metrics']; hashes: Float64Array; pairOf: Uint32Array }
   | { kind: 'checks'; checks: FileCheck[] }
   | { kind: 'done' }
   | { kind: 'error'; typeError: boolean; message: string };
@@ -47,6 +48,8 @@ export function localChecksSource(loaded: ChecksFile): ChecksSource {
     fetch(indexes) {
       if (fetched) return Promise.reject(new Error('fetch: once per source'));
       fetched = true;
+      const bad = badIndexes(indexes, loaded.checks.length);
+      if (bad !== null) return Promise.reject(new Error(bad));
       return Promise.resolve(Array.from(indexes, (i) => loaded.checks[i]));
     },
     close() {},
@@ -86,12 +89,15 @@ export function openChecksFileOffThread(file: string, signal?: AbortSignal): Pro
     const onAbort = () => end(new LoadAborted(`${file}: load aborted`));
     signal?.addEventListener('abort', onAbort, { once: true });
     const ids: string[] = [];
+    const pairs: ChecksDigest['pairs'] = [];
     const checks: FileCheck[] = [];
     // Batches on request, asked for in the next turn: a port reads every message that comes
     // while it reads, so an answer asked for at once was read in the same turn, and so on.
     // At most two are on their way (checks-file-worker.ts), so at most two are read in a turn.
+    // Tagged with the phase: one asked for in the digest's phase and read after the fetch began is not answered.
     const ask = () => {
-      if (opening !== null || fetching !== null) worker.postMessage('next');
+      if (opening !== null) worker.postMessage('next-digest');
+      else if (fetching !== null) worker.postMessage('next-checks');
     };
     let fetched = false;
     const fetch = (indexes: Uint32Array) => new Promise<FileCheck[]>((resolve, reject) => {
@@ -109,6 +115,9 @@ export function openChecksFileOffThread(file: string, signal?: AbortSignal): Pro
       else if (opening !== null && m.kind === 'ids') {
         for (const id of m.ids) ids.push(id);
         setImmediate(ask);
+      } else if (opening !== null && m.kind === 'pairs') {
+        for (const p of m.pairs) pairs.push(p);
+        setImmediate(ask);
       } else if (opening !== null && m.kind === 'digest') {
         opening = null;
         // Idle until fetched from: a source dropped without close() does not keep the process alive.
@@ -116,7 +125,7 @@ export function openChecksFileOffThread(file: string, signal?: AbortSignal): Pro
         resolveOpen({
           runner: m.runner,
           metrics: m.metrics,
-          digest: { ids, hashes: m.hashes, pairs: m.pairs, pairOf: m.pairOf },
+          digest: { ids, hashes: m.hashes, pairs, pairOf: m.pairOf },
           fetch,
           close: () => end(new LoadAborted(`${file}: load aborted`)),
         });

@@ -3,35 +3,36 @@
 // loop, then answer in batches, one per request of the main thread (after
 // the first two), so that no single message takes long to deserialize there
 // (the whole of 100,000 checks in one message held its event loop ~420 ms),
-// and one is always on its way: first the ids and the digest, then, when
-// asked for them, the checks at the indexes asked for.
+// and one is always on its way: first the ids, the user/group pairs and the
+// digest, then, when asked for them, the checks at the indexes asked for.
 // An error goes back as the TypeError's message.
 import { parentPort, workerData, type Transferable } from 'node:worker_threads';
-import { digestChecks } from './checks-digest';
+import { badIndexes, digestChecks, type SizedDigest } from './checks-digest';
 import { loadChecksFile, type ChecksFile } from './checks-file';
+import { batchRanges as ranges } from './message-batches';
 import type { LoaderMessage } from './checks-file-thread';
 
-/** Checks per message: ~125 KB of definitions, 1-3 ms to deserialize; two may be read in one turn. */
-const BATCH = 1000;
-/** Ids per message: ~20 B each. */
-const ID_BATCH = 10_000;
+type Out = [LoaderMessage, Transferable[]];
 
-const port = parentPort!;
-const { file } = workerData as { file: string };
-
-function* digestMessages(loaded: ChecksFile): Generator<[LoaderMessage, Transferable[]]> {
-  const { ids, hashes, pairs, pairOf } = digestChecks(loaded.checks);
-  for (let i = 0; i < ids.length; i += ID_BATCH) yield [{ kind: 'ids', ids: ids.slice(i, i + ID_BATCH) }, []];
-  yield [{ kind: 'digest', runner: loaded.runner, metrics: loaded.metrics, hashes, pairs, pairOf }, [hashes.buffer as ArrayBuffer, pairOf.buffer as ArrayBuffer]];
+function* digestMessages(loaded: ChecksFile, digest: SizedDigest): Generator<Out> {
+  const { ids, hashes, pairs, pairOf } = digest;
+  // Counted with a little for each string's own cost.
+  for (const [a, b] of ranges(ids.length, (i) => ids[i].length + 16)) yield [{ kind: 'ids', ids: ids.slice(a, b) }, []];
+  for (const [a, b] of ranges(pairs.length, (i) => (pairs[i].user?.length ?? 0) + (pairs[i].group?.length ?? 0) + 32)) {
+    yield [{ kind: 'pairs', pairs: pairs.slice(a, b) }, []];
+  }
+  yield [{ kind: 'digest', runner: loaded.runner, metrics: loaded.metrics, hashes, pairOf }, [hashes.buffer as ArrayBuffer, pairOf.buffer as ArrayBuffer]];
 }
 
-function* checkMessages(loaded: ChecksFile, want: Uint32Array): Generator<[LoaderMessage, Transferable[]]> {
-  for (let i = 0; i < want.length; i += BATCH) {
-    yield [{ kind: 'checks', checks: Array.from(want.subarray(i, i + BATCH), (k) => loaded.checks[k]) }, []];
+function* checkMessages(loaded: ChecksFile, sizes: Uint32Array, want: Uint32Array): Generator<Out> {
+  for (const [a, b] of ranges(want.length, (k) => sizes[want[k]] + 64)) {
+    yield [{ kind: 'checks', checks: Array.from(want.subarray(a, b), (k) => loaded.checks[k]) }, []];
   }
   yield [{ kind: 'done' }, []];
 }
 
+const port = parentPort!;
+const { file } = workerData as { file: string };
 let loaded: ChecksFile | null = null;
 try {
   loaded = loadChecksFile(file);
@@ -41,28 +42,32 @@ try {
 }
 if (loaded !== null) {
   const file = loaded;
-  let messages: Generator<[LoaderMessage, Transferable[]]> = digestMessages(file);
+  const digest = digestChecks(file.checks);
+  const { sizes } = digest;
+  let phase: 'next-digest' | 'next-checks' = 'next-digest';
+  let messages: Generator<Out> = digestMessages(file, digest);
   const send = () => {
     const next = messages.next();
     if (next.done !== true) port.postMessage(next.value[0], next.value[1]);
   };
-  port.on('message', (m: 'next' | { want: Uint32Array }) => {
-    if (m === 'next') send();
-    else {
-      // Indexes the digest gave: out of range, or not ascending, is a bug of the asker.
-      const n = file.checks.length;
-      for (let i = 0; i < m.want.length; i++) {
-        if (m.want[i] >= n || (i > 0 && m.want[i] <= m.want[i - 1])) {
-          port.postMessage({ kind: 'error', typeError: false, message: `fetch: bad index ${m.want[i]}` } satisfies LoaderMessage);
-          return;
-        }
-      }
-      messages = checkMessages(file, m.want);
-      send();
-      send();
+  port.on('message', (m: 'next-digest' | 'next-checks' | { want: Uint32Array }) => {
+    if (typeof m === 'string') {
+      // A request of the phase before (sent as the fetch began) is not answered: two on their way at most.
+      if (m === phase) send();
+      return;
     }
+    // Indexes the digest gave: out of range, or not ascending, is a bug of the asker.
+    const bad = badIndexes(m.want, file.checks.length);
+    if (bad !== null) {
+      port.postMessage({ kind: 'error', typeError: false, message: bad } satisfies LoaderMessage);
+      return;
+    }
+    phase = 'next-checks';
+    messages = checkMessages(file, sizes, m.want);
+    // Two ahead: the next batch is being copied here while the main thread reads one.
+    send();
+    send();
   });
-  // Two ahead: the next batch is being copied here while the main thread reads one.
   send();
   send();
 }

@@ -148,7 +148,8 @@ export class AppliedChecks {
         old.seenBy = token;
         const sameKey = keyed !== null && old.hash === keyed.hashes[i] && old.who === keyed.who[i];
         if (def === undefined && !sameKey) throw new TypeError(`apply: no definition of id ${JSON.stringify(id)}, whose key changed`);
-        old.same = sameKey || sameDefinition(old.def, def);
+        // A definition given is compared even under the same key: the key stands in only for one left out.
+        old.same = def === undefined || sameDefinition(old.def, def);
         if (!old.same) checkDefinition(def!, {});
       }
       found[i] = old;

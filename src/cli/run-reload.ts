@@ -32,8 +32,11 @@ export async function loadRunChecks(
   const { signal, applied, lookup } = load;
   const source = load.offThread === true ? await openChecksFileOffThread(file, signal) : localChecksSource(loadChecksFile(file));
   try {
+    const stopped = () => {
+      if (signal?.aborted === true) throw new LoadAborted(`${file}: load aborted`);
+    };
     // Stopping meanwhile: no user lookups (they start getent) for a load that is not applied.
-    if (signal?.aborted === true) throw new LoadAborted(`${file}: load aborted`);
+    stopped();
     const { digest } = source;
     const identities = await resolvePairs(file, digest, lookup);
     const asRoot = allowRoot ? [] : checksRunningAsRoot(digest, identities);
@@ -45,12 +48,16 @@ export async function loadRunChecks(
     for (let i = 0; i < n; i++) who[i] = whoOfPair[digest.pairOf[i]];
     const keys = { ids: digest.ids, hashes: digest.hashes, who };
     const want = applied !== undefined ? await applied.wanted(keys) : Uint32Array.from(digest.ids.keys());
-    // Stopping meanwhile: the thread is gone, and the fetch rejects with LoadAborted.
+    stopped();
+    // Stopping during it: the thread is gone, and the fetch rejects with LoadAborted.
     const fetched = await source.fetch(want);
     const defs = new Array<KeyedChecks['defs'][number]>(n);
     for (let j = 0; j < want.length; j++) {
       // A turn of the event loop now and then: 100,000 copies with credentials held it ~190 ms in one go.
-      if ((j & 2047) === 2047) await new Promise<void>((resolve) => setImmediate(resolve));
+      if ((j & 2047) === 2047) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        stopped();
+      }
       defs[want[j]] = withIdentity(fetched[j].definition, identities[digest.pairOf[want[j]]]);
     }
     return {
