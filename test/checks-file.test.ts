@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { digestChecks } from '../src/cli/checks-digest';
 import { loadChecksFile } from '../src/cli/checks-file';
-import { resolvePairs, withIdentity } from '../src/cli/checks-identity';
+import { LOOKUPS_AT_ONCE, resolvePairs, withIdentity } from '../src/cli/checks-identity';
 import { checksRunningAsRoot } from '../src/cli/root-refusal';
 
 let tmp = '';
@@ -281,6 +281,33 @@ describe('user and group names from the user database', () => {
       '  checks[1] (id "g"): field "group": group "no-such-group-zz": no such group (getent group)',
       '  checks[2] (id "n"): field "user": user 4000000 is not in the user database: give a group too',
     ].join('\n')));
+  });
+
+  it('looks up at most LOOKUPS_AT_ONCE pairs at a time, each once; aborted, starts no more', async () => {
+    // 300 checks, 100 distinct (user, group) pairs: numeric ids, as a generated file might give.
+    const digest = digestChecks(Array.from({ length: 300 }, (_, i) => ({
+      definition: { id: `c${i}`, command: 'x', interval: 1000 }, user: String(2000 + (i % 100)), group: String(i % 100),
+    })));
+    let inFlight = 0;
+    let most = 0;
+    const asked: string[] = [];
+    const lookup = (stop?: AbortController) => ({ resolve: async (user?: string, group?: string) => {
+      asked.push(`${user}:${group}`);
+      most = Math.max(most, ++inFlight);
+      if (asked.length === 20) stop?.abort();
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      inFlight--;
+      return { uid: Number(user), gid: Number(group), groups: [] };
+    } });
+    const identities = await resolvePairs('f', digest, lookup());
+    expect(most).toBe(LOOKUPS_AT_ONCE);
+    expect(asked).toEqual(Array.from({ length: 100 }, (_, p) => `${2000 + p}:${p}`));
+    expect(identities.map((i) => i.uid)).toEqual(Array.from({ length: 100 }, (_, p) => 2000 + p));
+    asked.length = 0;
+    const stop = new AbortController();
+    await expect(resolvePairs('f', digest, lookup(stop), stop.signal)).rejects.toThrow(/aborted/i);
+    // The 20th started the abort; those already running finish, none starts after.
+    expect(asked.length).toBeLessThanOrEqual(20 + LOOKUPS_AT_ONCE);
   });
 
   it('a directory that fails every check of a user: the first 1,000 named, the others counted', async () => {

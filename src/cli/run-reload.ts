@@ -38,7 +38,11 @@ export async function loadRunChecks(
     // Stopping meanwhile: no user lookups (they start getent) for a load that is not applied.
     stopped();
     const { digest } = source;
-    const identities = await resolvePairs(file, digest, lookup);
+    // Stopped during the lookups: LoadAborted, as anywhere else in a load.
+    const identities = await resolvePairs(file, digest, lookup, signal).catch((e: unknown) => {
+      stopped();
+      throw e;
+    });
     const asRoot = allowRoot ? [] : checksRunningAsRoot(digest, identities);
     if (asRoot.length > 0) throw new TypeError(rootRefusal(file, asRoot));
     const n = digest.ids.length;
