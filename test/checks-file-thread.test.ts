@@ -102,6 +102,38 @@ describe('the loading thread of a reload', () => {
     }
   });
 
+  it('knowing the last load: skips the checks it had, and gives them, expanded, when asked for', async () => {
+    const first = await openChecksFileOffThread(writeChecks('known-1.json', 5000));
+    const known = first.known;
+    expect(first.skipped).toBe(0);
+    first.close();
+    // The same checks with 5 changed, in a file of another name.
+    const file = path.join(tmp, 'known-2.json');
+    writeFileSync(file, JSON.stringify({ macros: { USER1: '/usr/lib/nagios/plugins' }, defaults: { interval: '1m' },
+      checks: Array.from({ length: 5000 }, (_, i) => ({
+        id: `c${i}`, command: '$USER1$/check_dummy 0 $ARG1$', args: [i % 1000 === 7 ? 'changed' : `n${i}`],
+        ...(i % 3 === 0 ? { user: 'nobody' } : {}), ...(i % 5 === 0 ? { group: 'nogroup' } : {}),
+      })) }));
+    const local = loadChecksFile(file);
+    const want = digestChecks(local.checks);
+    const source = await openChecksFileOffThread(file, undefined, known);
+    try {
+      expect(source.skipped).toBe(4995);
+      expect(source.digest.ids).toEqual(want.ids);
+      expect([...source.digest.hashes]).toEqual([...want.hashes]);
+      expect([...source.digest.pairOf]).toEqual([...want.pairOf]);
+      expect(source.digest.pairs).toEqual(want.pairs);
+      // Known ones (0, 1, 4999) and changed ones (7, 1007), expanded on the thread as they are asked for.
+      const indexes = [0, 1, 7, 1007, 4999];
+      expect(await source.fetch(Uint32Array.from(indexes))).toEqual(indexes.map((i) => local.checks[i]));
+      // What the next load goes by is this file's.
+      expect([...source.known.defs]).toEqual([...want.hashes]);
+      expect(source.known.raw).toHaveLength(5000);
+    } finally {
+      source.close();
+    }
+  });
+
   it('ids of 100 KB and 20,000 distinct user/group pairs come whole, in messages bounded by size', async () => {
     const file = path.join(tmp, 'big-ids.json');
     const ids = Array.from({ length: 40 }, (_, i) => `${String.fromCharCode(0x61 + (i % 26)).repeat(100_000)}${i}`);

@@ -44,7 +44,8 @@ export function definitionHash(def: CheckDefinition): number {
   return textHash(JSON.stringify(def));
 }
 
-function textHash(text: string): number {
+/** definitionHash() of a text: NaN where it holds a null. */
+export function textHash(text: string): number {
   if (text.includes(':null') || text.includes('[null') || text.includes(',null')) return NaN;
   let a = 0x811c9dc5;
   let b = 0;
@@ -56,29 +57,39 @@ function textHash(text: string): number {
   return (a >>> 0) * TWO_21 + ((b >>> 0) % TWO_21);
 }
 
-/** The digest of a loaded file's checks. */
+/** Each distinct (user, group) pair in the order first seen, and each check's pair's index. */
+export function pairsOf(users: readonly (string | undefined)[], groups: readonly (string | undefined)[]): Pick<ChecksDigest, 'pairs' | 'pairOf'> {
+  const pairOf = new Uint32Array(users.length);
+  const pairs: UserGroup[] = [];
+  const index = new Map<string, number>();
+  for (let i = 0; i < users.length; i++) {
+    const user = users[i];
+    const group = groups[i];
+    const key = `${user ?? ''}\0${group ?? ''}`;
+    let p = index.get(key);
+    if (p === undefined) {
+      p = pairs.length;
+      index.set(key, p);
+      pairs.push({ user, group });
+    }
+    pairOf[i] = p;
+  }
+  return { pairs, pairOf };
+}
+
+/** The digest of a loaded file's checks, made from their definitions. */
 export function digestChecks(checks: readonly FileCheck[]): SizedDigest {
   const ids: string[] = new Array<string>(checks.length);
   const hashes = new Float64Array(checks.length);
   const sizes = new Uint32Array(checks.length);
-  const pairOf = new Uint32Array(checks.length);
-  const pairs: UserGroup[] = [];
-  const index = new Map<string, number>();
   for (let i = 0; i < checks.length; i++) {
     const c = checks[i];
     ids[i] = c.definition.id;
     const text = JSON.stringify(c.definition);
     hashes[i] = textHash(text);
     sizes[i] = text.length;
-    const key = `${c.user ?? ''}\0${c.group ?? ''}`;
-    let p = index.get(key);
-    if (p === undefined) {
-      p = pairs.length;
-      index.set(key, p);
-      pairs.push({ user: c.user, group: c.group });
-    }
-    pairOf[i] = p;
   }
+  const { pairs, pairOf } = pairsOf(checks.map((c) => c.user), checks.map((c) => c.group));
   return { ids, hashes, pairs, pairOf, sizes };
 }
 

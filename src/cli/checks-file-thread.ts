@@ -10,14 +10,19 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { badIndexes, digestChecks, type ChecksDigest } from './checks-digest';
-import { loadChecksFile, type ChecksFile, type FileCheck } from './checks-file';
+import { badIndexes, type ChecksDigest } from './checks-digest';
+import type { ChecksFile, FileCheck } from './checks-file';
+import { loadChecks, type LoadedChecks } from './checks-file-load';
+import type { KnownChecks } from './checks-known';
 
 /** What the worker sends (checks-file-worker.ts); it answers 'next-digest' and 'next-checks' (the phase it is in), and `{ want }`. */
 export type LoaderMessage =
   | { kind: 'ids'; ids: string[] }
   | { kind: 'pairs'; pairs: ChecksDigest['pairs'] }
-  | { kind: 'digest'; runner: ChecksFile['runner']; metrics: ChecksFile['metrics']; hashes: Float64Array; pairOf: Uint32Array }
+  | {
+    kind: 'digest'; runner: ChecksFile['runner']; metrics: ChecksFile['metrics']; hashes: Float64Array; pairOf: Uint32Array;
+    known: KnownChecks; skipped: number;
+  }
   | { kind: 'checks'; checks: FileCheck[] }
   | { kind: 'done' }
   | { kind: 'error'; typeError: boolean; message: string };
@@ -27,6 +32,10 @@ export interface ChecksSource {
   runner: ChecksFile['runner'];
   metrics: ChecksFile['metrics'];
   digest: ChecksDigest;
+  /** What the next load of the file can go by (checks-known.ts). */
+  known: KnownChecks;
+  /** How many checks the load knew from the last one, and neither validated nor expanded. */
+  skipped: number;
   /** The file's checks at `indexes` (ascending, each at most once), in that order. Once per source. */
   fetch(indexes: Uint32Array): Promise<FileCheck[]>;
   /** Done with it: the thread, if any, is terminated (a fetch under way rejects with LoadAborted). */
@@ -39,32 +48,40 @@ const WORKER = path.join(__dirname, 'checks-file-worker.js');
 export class LoadAborted extends Error {}
 
 /** A file loaded on this thread as a source. */
-export function localChecksSource(loaded: ChecksFile): ChecksSource {
+export function localChecksSource(loaded: LoadedChecks): ChecksSource {
   let fetched = false;
   return {
     runner: loaded.runner,
     metrics: loaded.metrics,
-    digest: digestChecks(loaded.checks),
+    digest: loaded.digest,
+    known: loaded.known,
+    skipped: loaded.skipped,
     fetch(indexes) {
       if (fetched) return Promise.reject(new Error('fetch: once per source'));
       fetched = true;
-      const bad = badIndexes(indexes, loaded.checks.length);
+      const bad = badIndexes(indexes, loaded.digest.ids.length);
       if (bad !== null) return Promise.reject(new Error(bad));
-      return Promise.resolve(Array.from(indexes, (i) => loaded.checks[i]));
+      try {
+        return Promise.resolve(Array.from(indexes, (i) => loaded.check(i)));
+      } catch (e) {
+        return Promise.reject(e);
+      }
     },
     close() {},
   };
 }
 
 /**
- * Loads `file` on a worker thread, up to its digest. Aborting `signal`
+ * Loads `file` on a worker thread, up to its digest, knowing what the last
+ * load of it learned (`known`: those checks are neither validated nor
+ * expanded unless fetched). Aborting `signal`
  * (noshell run is stopping) terminates the thread at once and rejects with
  * LoadAborted, whether the digest or a fetch is awaited: a long parse, or a
  * read stuck on a dead mount, must not hold off the exit.
  */
-export function openChecksFileOffThread(file: string, signal?: AbortSignal): Promise<ChecksSource> {
+export function openChecksFileOffThread(file: string, signal?: AbortSignal, known: KnownChecks | null = null): Promise<ChecksSource> {
   if (signal?.aborted === true) return Promise.reject(new LoadAborted(`${file}: load aborted`));
-  if (!existsSync(WORKER)) return Promise.resolve().then(() => localChecksSource(loadChecksFile(file)));
+  if (!existsSync(WORKER)) return Promise.resolve().then(() => localChecksSource(loadChecks(file, known)));
   return new Promise((resolveOpen, rejectOpen) => {
     // What the thread's messages settle: first the digest, then the one fetch.
     let opening: { reject: (e: Error) => void } | null = { reject: rejectOpen };
@@ -85,7 +102,7 @@ export function openChecksFileOffThread(file: string, signal?: AbortSignal): Pro
     // The file's size is capped (16 MiB JSON, 4 MiB YAML): its parse and definitions need a few
     // hundred MB at most. A bound on the thread's heap makes anything past that a failed reload
     // (ERR_WORKER_OUT_OF_MEMORY) rather than the whole process's memory.
-    const worker = new Worker(WORKER, { workerData: { file }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+    const worker = new Worker(WORKER, { workerData: { file, known }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
     const onAbort = () => end(new LoadAborted(`${file}: load aborted`));
     signal?.addEventListener('abort', onAbort, { once: true });
     const ids: string[] = [];
@@ -126,6 +143,8 @@ export function openChecksFileOffThread(file: string, signal?: AbortSignal): Pro
           runner: m.runner,
           metrics: m.metrics,
           digest: { ids, hashes: m.hashes, pairs, pairOf: m.pairOf },
+          known: m.known,
+          skipped: m.skipped,
           fetch,
           close: () => end(new LoadAborted(`${file}: load aborted`)),
         });

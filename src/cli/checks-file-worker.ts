@@ -1,53 +1,67 @@
 // The body of the worker thread that loads a checks file for a reload
 // (checks-file-thread.ts): read, parse, validate and expand off the event
-// loop, then answer in batches, one per request of the main thread (after
+// loop (knowing the checks the last load had: checks-file-load.ts), then
+// answer in batches, one per request of the main thread (after
 // the first two), so that no single message takes long to deserialize there
 // (the whole of 100,000 checks in one message held its event loop ~420 ms),
 // and one is always on its way: first the ids, the user/group pairs and the
 // digest, then, when asked for them, the checks at the indexes asked for.
 // An error goes back as the TypeError's message.
 import { parentPort, workerData, type Transferable } from 'node:worker_threads';
-import { badIndexes, digestChecks, type SizedDigest } from './checks-digest';
-import { loadChecksFile, type ChecksFile } from './checks-file';
+import { loadChecks, type LoadedChecks } from './checks-file-load';
+import { badIndexes } from './checks-digest';
+import type { KnownChecks } from './checks-known';
 import { batchRanges as ranges } from './message-batches';
 import type { LoaderMessage } from './checks-file-thread';
 
 type Out = [LoaderMessage, Transferable[]];
 
-function* digestMessages(loaded: ChecksFile, digest: SizedDigest): Generator<Out> {
-  const { ids, hashes, pairs, pairOf } = digest;
+function* digestMessages(loaded: LoadedChecks): Generator<Out> {
+  const { digest: { ids, hashes, pairs, pairOf }, known } = loaded;
   // Counted with a little for each string's own cost.
   for (const [a, b] of ranges(ids.length, (i) => ids[i].length + 16)) yield [{ kind: 'ids', ids: ids.slice(a, b) }, []];
   for (const [a, b] of ranges(pairs.length, (i) => (pairs[i].user?.length ?? 0) + (pairs[i].group?.length ?? 0) + 32)) {
     yield [{ kind: 'pairs', pairs: pairs.slice(a, b) }, []];
   }
-  yield [{ kind: 'digest', runner: loaded.runner, metrics: loaded.metrics, hashes, pairOf }, [hashes.buffer as ArrayBuffer, pairOf.buffer as ArrayBuffer]];
+  yield [
+    { kind: 'digest', runner: loaded.runner, metrics: loaded.metrics, hashes, pairOf, known, skipped: loaded.skipped },
+    [hashes.buffer as ArrayBuffer, pairOf.buffer as ArrayBuffer, known.raw.buffer as ArrayBuffer, known.defs.buffer as ArrayBuffer],
+  ];
 }
 
-function* checkMessages(loaded: ChecksFile, sizes: Uint32Array, want: Uint32Array): Generator<Out> {
-  for (const [a, b] of ranges(want.length, (k) => sizes[want[k]] + 64)) {
-    yield [{ kind: 'checks', checks: Array.from(want.subarray(a, b), (k) => loaded.checks[k]) }, []];
+function* checkMessages(loaded: LoadedChecks, want: Uint32Array): Generator<Out> {
+  // A check known from the last load is validated and expanded here, as it is asked for.
+  for (const [a, b] of ranges(want.length, (k) => loaded.size(want[k]) + 64)) {
+    yield [{ kind: 'checks', checks: Array.from(want.subarray(a, b), (k) => loaded.check(k)) }, []];
   }
   yield [{ kind: 'done' }, []];
 }
 
 const port = parentPort!;
-const { file } = workerData as { file: string };
-let loaded: ChecksFile | null = null;
-try {
-  loaded = loadChecksFile(file);
-} catch (err) {
+const { file, known } = workerData as { file: string; known: KnownChecks | null };
+const fail = (err: unknown) => {
   const e = err as Error;
   port.postMessage({ kind: 'error', typeError: e instanceof TypeError, message: String(e.message) } satisfies LoaderMessage);
+};
+let loaded: LoadedChecks | null = null;
+try {
+  loaded = loadChecks(file, known);
+} catch (err) {
+  fail(err);
 }
 if (loaded !== null) {
   const file = loaded;
-  const digest = digestChecks(file.checks);
-  const { sizes } = digest;
+  const n = file.digest.ids.length;
   let phase: 'next-digest' | 'next-checks' = 'next-digest';
-  let messages: Generator<Out> = digestMessages(file, digest);
+  let messages: Generator<Out> = digestMessages(file);
   const send = () => {
-    const next = messages.next();
+    let next: IteratorResult<Out>;
+    try {
+      next = messages.next();
+    } catch (err) {
+      fail(err);
+      return;
+    }
     if (next.done !== true) port.postMessage(next.value[0], next.value[1]);
   };
   port.on('message', (m: 'next-digest' | 'next-checks' | { want: Uint32Array }) => {
@@ -57,13 +71,13 @@ if (loaded !== null) {
       return;
     }
     // Indexes the digest gave: out of range, or not ascending, is a bug of the asker.
-    const bad = badIndexes(m.want, file.checks.length);
+    const bad = badIndexes(m.want, n);
     if (bad !== null) {
       port.postMessage({ kind: 'error', typeError: false, message: bad } satisfies LoaderMessage);
       return;
     }
     phase = 'next-checks';
-    messages = checkMessages(file, sizes, m.want);
+    messages = checkMessages(file, m.want);
     // Two ahead: the next batch is being copied here while the main thread reads one.
     send();
     send();

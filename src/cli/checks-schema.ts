@@ -102,7 +102,7 @@ const validCommand = v.custom<string | string[]>(() => true, COMMAND);
 // 100,000 checks.
 const command = v.lazy((x) => (isCommand(x) ? validCommand : commandUnion));
 
-const checkSchema = v.strictObject({
+export const checkSchema = v.strictObject({
   id: nonEmpty('a non-empty string'),
   command,
   args: v.optional(v.pipe(v.array(text('a string'), `an array of at most ${MAX_ARGS} strings ($ARG1$…)`), v.maxLength(MAX_ARGS, `at most ${MAX_ARGS} strings ($ARG1$…)`))),
@@ -130,6 +130,16 @@ export const checksFileSchema = v.strictObject({
   defaults: v.optional(v.strictObject(optionFields, 'an object of check options')),
   metrics: v.optional(runnerMetrics),
   checks: v.array(checkSchema, 'an array of checks'),
+}, 'an object with a "checks" array');
+
+/**
+ * The file with its checks not looked into: what a load that validates the
+ * checks one at a time (checks-file-load.ts) checks first. Anything it
+ * refuses, the whole schema refuses too.
+ */
+export const checksFileShell = v.strictObject({
+  ...checksFileSchema.entries,
+  checks: v.array(v.unknown(), 'an array of checks'),
 }, 'an object with a "checks" array');
 
 export type ChecksFileData = v.InferOutput<typeof checksFileSchema>;

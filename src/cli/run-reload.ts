@@ -3,9 +3,10 @@
 // only the definitions that changed are copied from the loading thread.
 import type { RunnerMetricsOptions } from '../check/metrics-state';
 import { quoteName } from '../quote-text';
-import { loadChecksFile } from './checks-file';
+import { loadChecks } from './checks-file-load';
 import { LoadAborted, localChecksSource, openChecksFileOffThread } from './checks-file-thread';
 import { resolvePairs, withIdentity } from './checks-identity';
+import type { KnownChecks } from './checks-known';
 import type { AppliedChecks, KeyedChecks } from './checks-reload';
 import { identityWarnings } from './identity-warning';
 import { checksRunningAsRoot, rootRefusal } from './root-refusal';
@@ -17,20 +18,27 @@ export interface RunChecks {
   /** The file's checks by key, credentials resolved; without definitions where `applied` holds them unchanged. */
   checks: KeyedChecks;
   warnings: string[];
+  /** What the next load of the file can go by: its checks' hashes (checks-known.ts). */
+  known: KnownChecks;
 }
 
 /**
  * The file's checks, credentials resolved; refused (TypeError) if any would
  * run as root unasked. `offThread`: parsed and validated on a worker thread
  * (a reload), and given `applied`, only the definitions whose key differs
- * from the applied one's are copied here; the others are left out.
+ * from the applied one's are copied here; the others are left out. Given
+ * `known` (what the last load learned), a check whose text and context it
+ * had is neither validated nor expanded again unless copied.
  */
 export async function loadRunChecks(
   file: string, allowRoot: boolean,
-  load: { offThread?: boolean; signal?: AbortSignal | undefined; applied?: AppliedChecks; lookup?: Pick<UserLookup, 'resolve'> } = {},
+  load: {
+    offThread?: boolean; signal?: AbortSignal | undefined; applied?: AppliedChecks; lookup?: Pick<UserLookup, 'resolve'>;
+    known?: KnownChecks | null;
+  } = {},
 ): Promise<RunChecks> {
-  const { signal, applied, lookup } = load;
-  const source = load.offThread === true ? await openChecksFileOffThread(file, signal) : localChecksSource(loadChecksFile(file));
+  const { signal, applied, lookup, known = null } = load;
+  const source = load.offThread === true ? await openChecksFileOffThread(file, signal, known) : localChecksSource(loadChecks(file, known));
   try {
     const stopped = () => {
       if (signal?.aborted === true) throw new LoadAborted(`${file}: load aborted`);
@@ -66,6 +74,7 @@ export async function loadRunChecks(
     }
     return {
       concurrency: source.runner.concurrency, metrics: source.metrics, checks: { ...keys, defs }, warnings: identityWarnings(file, digest),
+      known: source.known,
     };
   } finally {
     source.close();
@@ -80,6 +89,8 @@ export async function loadRunChecks(
 export function onReload(
   run: {
     file: string; allowRoot: boolean; concurrency: number | undefined; fixedConcurrency: boolean;
+    /** What the load at start learned (RunChecks.known). */
+    known?: KnownChecks | null;
     /** The file's metrics options, at every reload that applied its checks. */
     metrics?: ((options: RunnerMetricsOptions) => void) | undefined;
   },
@@ -90,13 +101,16 @@ export function onReload(
   const stopLoad = new AbortController();
   let busy = false;
   let again = false;
+  // Kept from each load that succeeded, whether or not it was applied: a check's hashes depend on the file alone.
+  let known = run.known ?? null;
   const reload = async (): Promise<void> => {
     busy = true;
     do {
       again = false;
       try {
         // Off the event loop: the checks running meanwhile go on being scheduled.
-        const next = await loadRunChecks(file, allowRoot, { offThread: true, signal: stopLoad.signal, applied });
+        const next = await loadRunChecks(file, allowRoot, { offThread: true, signal: stopLoad.signal, applied, known });
+        known = next.known;
         if (stopping()) break;
         // --concurrency wins over the file, as at start.
         if (!run.fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);

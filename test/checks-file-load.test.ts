@@ -1,0 +1,154 @@
+// A load that knows the last load's checks (checks-file-load.ts): whatever
+// the files, it gives what a load that knows nothing gives (the digest, each
+// check's definition and user/group, the same TypeError word for word), and
+// it skips the checks whose text and context it has seen.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadChecks, type LoadedChecks } from '../src/cli/checks-file-load';
+import { loadChecksFile } from '../src/cli/checks-file';
+import { knownDefinitions, type KnownChecks } from '../src/cli/checks-known';
+
+let tmp = '';
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-known-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+let files = 0;
+function write(data: unknown, ext = 'json'): string {
+  const file = path.join(tmp, `f${files++}.${ext}`);
+  writeFileSync(file, typeof data === 'string' ? data : JSON.stringify(data));
+  return file;
+}
+
+type Outcome = { error: string } | { loaded: LoadedChecks };
+
+function attempt(file: string, known: KnownChecks | null): Outcome {
+  try {
+    return { loaded: loadChecks(file, known) };
+  } catch (e) {
+    expect(e).toBeInstanceOf(TypeError);
+    return { error: (e as Error).message };
+  }
+}
+
+/** Everything a load gives, as plain data (every check expanded). */
+function whole(l: LoadedChecks) {
+  const n = l.digest.ids.length;
+  return {
+    runner: l.runner, metrics: l.metrics, ids: l.digest.ids, hashes: [...l.digest.hashes], pairs: l.digest.pairs,
+    pairOf: [...l.digest.pairOf], checks: Array.from({ length: n }, (_, i) => l.check(i)),
+    sizes: Array.from({ length: n }, (_, i) => l.size(i)),
+    known: { context: l.known.context, raw: [...l.known.raw], defs: [...l.known.defs] },
+  };
+}
+
+// A small world, so that files share checks, ids collide, and contexts repeat.
+const check = fc.record({
+  id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'),
+  command: fc.constantFrom('$USER1$/check_dummy 0 $ARG1$', '/bin/true', ['$USER1$/x', '$ARG2$'], '$USER2$/y'),
+  args: fc.option(fc.constantFrom(['p'], ['p', 'q']), { nil: undefined }),
+  interval: fc.option(fc.constantFrom('1m', 500, 'never'), { nil: undefined }),
+  user: fc.option(fc.constantFrom('nobody', 65534, 0, 'x y'), { nil: undefined }),
+  group: fc.option(fc.constantFrom('nogroup', 7), { nil: undefined }),
+  timeout: fc.option(fc.constantFrom('10s', 2000), { nil: undefined }),
+}, { requiredKeys: ['id', 'command'] }).map((c) => JSON.parse(JSON.stringify(c)) as Record<string, unknown>);
+
+const context = fc.record({
+  defaults: fc.option(fc.record({
+    interval: fc.option(fc.constantFrom('1m', '5s'), { nil: undefined }),
+    user: fc.option(fc.constantFrom('nobody', 1000), { nil: undefined }),
+    group: fc.option(fc.constantFrom('staff', 50), { nil: undefined }),
+    timeout: fc.option(fc.constantFrom('3s'), { nil: undefined }),
+  }), { nil: undefined }),
+  macros: fc.option(fc.constantFrom({ USER1: '/usr/lib/nagios/plugins' }, { USER1: '/opt', USER2: '/srv' }), { nil: undefined }),
+}).map((c) => JSON.parse(JSON.stringify(c)) as Record<string, unknown>);
+
+describe('loadChecks knowing the last load', () => {
+  it('any sequence of files: what a load knowing nothing gives, error or not; a file loaded again is skipped whole', () => {
+    // Each file picks its checks from one pool (repeats too), so files share checks across contexts.
+    fc.assert(fc.property(
+      fc.array(check, { minLength: 1, maxLength: 8 }),
+      fc.array(fc.record({ ctx: context, picks: fc.array(fc.nat(7), { maxLength: 8 }), again: fc.boolean() }), { minLength: 1, maxLength: 6 }),
+      (pool, steps) => {
+        let known: KnownChecks | null = null;
+        let last: { text: string; n: number } | null = null;
+        for (const step of steps) {
+          const data = { ...step.ctx, checks: step.picks.map((k) => pool[k % pool.length]) };
+          const text = JSON.stringify(data);
+          const file = write(text);
+          const fresh = attempt(file, null);
+          const knowing = attempt(file, known);
+          if ('error' in fresh) {
+            expect(knowing).toEqual(fresh);
+            continue;
+          }
+          expect('loaded' in knowing, JSON.stringify(knowing)).toBe(true);
+          if (!('loaded' in knowing)) continue;
+          expect(whole(knowing.loaded)).toEqual(whole(fresh.loaded));
+          expect(fresh.loaded.skipped).toBe(0);
+          // The same text again, same context: nothing to validate or expand.
+          if (last !== null && last.text === text) expect(knowing.loaded.skipped).toBe(last.n);
+          // And by the compiled path every caller takes.
+          expect(whole(knowing.loaded).checks).toEqual(loadChecksFile(file).checks);
+          known = knowing.loaded.known;
+          last = { text, n: knowing.loaded.digest.ids.length };
+          if (step.again) {
+            const twice = attempt(write(text), known);
+            expect('loaded' in twice && twice.loaded.skipped).toBe(last.n);
+            if ('loaded' in twice) expect(whole(twice.loaded)).toEqual(whole(fresh.loaded));
+          }
+        }
+      },
+    ), { numRuns: 500 });
+  });
+
+  it('skips only the checks it knows, under the same defaults and macros', () => {
+    const checks = Array.from({ length: 1000 }, (_, i) => ({ id: `c${i}`, command: '$USER1$/check_dummy 0 $ARG1$', args: [`v${i}`], user: i % 2 === 0 ? 'nobody' : 65534 }));
+    const ctx = { defaults: { interval: '1m' }, macros: { USER1: '/usr/lib/nagios/plugins' } };
+    const first = loadChecks(write({ ...ctx, checks }), null);
+    expect(first.skipped).toBe(0);
+    // 10 changed, 1 added, 1 removed.
+    const next = checks.slice(1).map((c, i) => (i % 100 === 0 ? { ...c, args: ['changed'] } : c));
+    next.push({ id: 'new', command: '/bin/true', args: [], user: 'nobody' });
+    const again = loadChecks(write({ ...ctx, checks: next }), first.known);
+    expect(again.skipped).toBe(999 - 10);
+    expect(whole(again)).toEqual(whole(loadChecks(write({ ...ctx, checks: next }), null)));
+    // A known check's user as a number comes out as the schema gives it: a string.
+    expect(again.digest.pairs).toEqual([{ user: '65534', group: undefined }, { user: 'nobody', group: undefined }]);
+    // Another default: every check is another definition, none is skipped.
+    const other = loadChecks(write({ ...ctx, defaults: { interval: '2m' }, checks: next }), again.known);
+    expect(other.skipped).toBe(0);
+    expect(other.check(5).definition.interval).toBe(120_000);
+    // Another macro value, the same.
+    expect(loadChecks(write({ ...ctx, macros: { USER1: '/opt' }, checks: next }), again.known).skipped).toBe(0);
+  });
+
+  it('a known check given twice is still a duplicate id; a YAML .nan is never taken as known', () => {
+    const c = { id: 'x', command: '/bin/true', interval: '1m' };
+    const once = loadChecks(write({ checks: [c] }), null);
+    const file = write({ checks: [c, c] });
+    expect(() => loadChecks(file, once.known)).toThrow(`${file}: invalid checks file:\n  checks[1] (id "x"): field "id": the same id as checks[0]`);
+    // .nan is JSON null: no hash, so it goes through the schema every time (and is refused there).
+    const yaml = 'checks:\n  - id: y\n    command: /bin/true\n    interval: 1m\n    maxAttempts: .nan\n';
+    const y = write(yaml, 'yaml');
+    let message = '';
+    try {
+      loadChecks(y, { context: NaN, raw: new Float64Array([NaN]), defs: new Float64Array([1]) });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toContain('field "maxAttempts": expected a whole number >= 1');
+  });
+
+  it('maps raw hashes to definition hashes only for the same context, never NaN', () => {
+    const known: KnownChecks = { context: 5, raw: new Float64Array([1, NaN, 2, 1]), defs: new Float64Array([10, 11, 12, 13]) };
+    expect(knownDefinitions(known, 6)).toBeNull();
+    expect(knownDefinitions(known, NaN)).toBeNull();
+    expect(knownDefinitions(null, 5)).toBeNull();
+    expect([...knownDefinitions(known, 5)!]).toEqual([[1, 10], [2, 12]]);
+  });
+});
