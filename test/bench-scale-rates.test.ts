@@ -1,6 +1,7 @@
 // The rates of `noshell bench --scale` (issue 19): half the measured capacity,
 // capped at what a fast machine's bench always offered; given ones as given.
 import { describe, expect, it } from 'vitest';
+import { parseScaleArgs } from '../src/bench/scale-args';
 import { benchRates, describeRate } from '../src/bench/scale-rates';
 
 describe('benchRates', () => {
@@ -39,5 +40,25 @@ describe('benchRates', () => {
     expect(describeRate({ value: 300, from: 'given' }, 330)).toBe('300 checks/s (given; 91 % of the measured capacity)');
     expect(describeRate({ value: 300, from: 'given' }, null)).toBe('300 checks/s (given)');
     expect(describeRate({ value: 300, from: 'cap' }, 1000)).toBe('300 checks/s (the cap, below half the measured capacity; 30 % of the measured capacity)');
+  });
+});
+
+describe('parseScaleArgs: --rate and --fill-rate', () => {
+  const parse = (...argv: string[]) => parseScaleArgs(['--scale', ...argv], '/x/dist/cli.js');
+
+  it('leaves both to the calibration unless given', () => {
+    expect(parse()).toMatchObject({ rate: null, fillRate: null });
+    expect(parse('--rate', '120', '--fill-rate', '250.5')).toMatchObject({ rate: 120, fillRate: 250.5 });
+    expect(parse('--fill-rate=90')).toMatchObject({ rate: null, fillRate: 90 });
+  });
+
+  it('refuses what is not a positive number', () => {
+    for (const bad of ['0', '-5', 'abc', '', 'NaN']) {
+      // `--fill-rate=-5`: parseArgs takes `--fill-rate -5` for an option missing its value (a TypeError too).
+      expect(() => parse(`--fill-rate=${bad}`), bad).toThrow(TypeError);
+      expect(() => parse(`--fill-rate=${bad}`), bad).toThrow(`--fill-rate must be a positive number, got ${JSON.stringify(bad)}`);
+      expect(() => parse(`--rate=${bad}`), bad).toThrow('--rate must be a positive number');
+    }
+    expect(() => parse('--fill-rate')).toThrow(TypeError);
   });
 });

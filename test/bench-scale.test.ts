@@ -40,8 +40,14 @@ describe('editChecks', () => {
 
 describe.skipIf(!existsSync(CHECK_DUMMY))('noshell bench --scale', () => {
   it('measures 200 checks end to end: numbers in every column, the reloads counted, no process left', () => {
-    const r = spawnSync(process.execPath, [CLI, 'bench', '--scale', '--sizes', '200', '--seconds', '5'], { encoding: 'utf8', timeout: 60_000 });
+    // Both rates given: no calibration, so the test stays short.
+    const r = spawnSync(process.execPath, [CLI, 'bench', '--scale', '--sizes', '200', '--seconds', '5', '--rate', '300', '--fill-rate', '800'], { encoding: 'utf8', timeout: 60_000 });
     expect(r.status, r.stderr).toBe(0);
+    const header = r.stdout.split('\n')[0];
+    expect(header).toContain('capacity not measured (--rate and --fill-rate both given)');
+    expect(header).toContain('offering 300 checks/s (given) in all');
+    expect(header).toContain('then a run at 800 checks/s (given) until every check has reported');
+    expect(r.stdout).toContain('| checks (all run at 800/s) |');
     const rows = r.stdout.split('\n').filter((l) => l.startsWith('| 200 |'));
     expect(rows, r.stdout).toHaveLength(4);
     const [main, ...rest] = rows.map(cells);

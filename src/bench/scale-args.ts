@@ -2,12 +2,17 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-export const scaleUsage = 'noshell bench --scale [--quick | --sizes N,N,…] [--rate R] [--seconds S] [--cli PATH]';
+export const scaleUsage = 'noshell bench --scale [--quick | --sizes N,N,…] [--rate R] [--fill-rate R] [--seconds S] [--cli PATH]';
 
 export interface ScaleOptions {
   sizes: number[];
-  /** Checks/s all N checks offer together (their one interval is N / rate). */
-  rate: number;
+  /**
+   * Checks/s all N checks offer together (their one interval is N / rate);
+   * null: half the machine's measured capacity, at most 300 (scale-rates.ts).
+   */
+  rate: number | null;
+  /** Checks/s of the run that fills every check; null: half the capacity, at most 800. */
+  fillRate: number | null;
   /** How long each size is scraped (every 5 s) before the reloads, ms. */
   steadyMs: number;
   /** Shares of the checks each reload edits, in order. */
@@ -29,7 +34,7 @@ export function parseScaleArgs(argv: string[], ownCli: string): ScaleOptions {
     args: argv,
     options: {
       scale: { type: 'boolean' }, quick: { type: 'boolean' }, sizes: { type: 'string' }, rate: { type: 'string' },
-      seconds: { type: 'string' }, cli: { type: 'string' },
+      'fill-rate': { type: 'string' }, seconds: { type: 'string' }, cli: { type: 'string' },
     },
     strict: true,
   });
@@ -39,7 +44,8 @@ export function parseScaleArgs(argv: string[], ownCli: string): ScaleOptions {
     : values.quick === true ? [1000, 10_000] : [1000, 10_000, 100_000];
   return {
     sizes,
-    rate: values.rate === undefined ? 300 : positive('rate', values.rate, false),
+    rate: values.rate === undefined ? null : positive('rate', values.rate, false),
+    fillRate: values['fill-rate'] === undefined ? null : positive('fill-rate', values['fill-rate'], false),
     steadyMs: 1000 * (values.seconds === undefined ? (values.quick === true ? 10 : 20) : positive('seconds', values.seconds, false)),
     shares: [0.01, 0.1],
     cli: values.cli === undefined ? ownCli : path.resolve(values.cli),

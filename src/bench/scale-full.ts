@@ -1,9 +1,10 @@
 // The "every check reported" phase of `noshell bench --scale`: the main
-// phase's checks run once every N / 300 s, so when it is scraped only a
+// phase's checks run once every N / rate s, so when it is scraped only a
 // tenth of 100,000 checks have a result and their perfdata series. Here a
-// second `noshell run` of the same N checks runs them at FILL_RATE checks/s
-// (one interval of N / FILL_RATE s) until every one has reported once, then
-// is scraped three times, 5 s apart: memory and scrapes at full size.
+// second `noshell run` of the same N checks runs them at the fill rate (one
+// interval of N / fillRate s; by default half the machine's measured
+// capacity, at most 800/s: scale-rates.ts) until every one has reported once,
+// then is scraped three times, 5 s apart: memory and scrapes at full size.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,8 +14,6 @@ import { ScaleProcess } from './scale-process';
 import { scrape, type Scrape } from './scale-scrape';
 import type { Baseline } from './scale-measure';
 
-/** Checks/s while filling: within what 2 cores run of check_dummy (~1,500/s at saturation here). */
-export const FILL_RATE = 800;
 const SCRAPES = 3;
 const SCRAPE_GAP_MS = 5000;
 const START_TIMEOUT_MS = 180_000;
@@ -22,6 +21,8 @@ const SCRAPE_TIMEOUT_MS = 60_000;
 
 export interface FullRow {
   checks: number;
+  /** Checks/s the N checks offered together. */
+  fillRate: number;
   /** Start to the N-th result line. */
   fillMs: number;
   /** Whether all N reported within three intervals (else the figures are at fewer). */
@@ -46,11 +47,12 @@ export interface FullRow {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function measureFull(
-  n: number, base: Baseline, o: { cli: string; windowMs: number; spawned: (pid: number, checks: number, dir: string) => void },
+  n: number, base: Baseline,
+  o: { cli: string; fillRate: number; windowMs: number; spawned: (pid: number, checks: number, dir: string) => void },
 ): Promise<FullRow> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-bench-scale-'));
   const file = path.join(dir, 'checks.json');
-  const intervalMs = intervalFor(n, FILL_RATE);
+  const intervalMs = intervalFor(n, o.fillRate);
   writeChecksFile(file, initialChecks(n), intervalMs);
   const p = new ScaleProcess(o.cli, file, o.windowMs);
   o.spawned(p.pid, n, dir);
@@ -59,6 +61,8 @@ export async function measureFull(
     await p.waitLine((l) => l.includes(' checks from '), START_TIMEOUT_MS, 'start');
     const url = (await metrics).text.slice('noshell run: metrics on '.length).trim();
     const from = Date.now();
+    // At a fill rate within the capacity N take one interval; three leave room for a slower
+    // machine or a given rate above what it runs (then the figures are at fewer, and say so).
     while (p.results.length < n && Date.now() - from < 3 * intervalMs + 10_000) await sleep(100);
     const fillMs = Date.now() - from;
     const scrapes: Scrape[] = [];
@@ -77,7 +81,7 @@ export async function measureFull(
     const mem = p.memory();
     const heap = p.heapUsed();
     return {
-      checks: n, fillMs, filled: p.results.length >= n, results: p.results.length, rssMiB: mem.rssKiB / 1024,
+      checks: n, fillRate: o.fillRate, fillMs, filled: p.results.length >= n, results: p.results.length, rssMiB: mem.rssKiB / 1024,
       peakRssMiB: mem.hwmKiB / 1024, heapMiB: heap / 2 ** 20, heapPerCheckKiB: (heap - base.heapBytes) / 1024 / n, scrapes,
       scrapeBlockMs: Math.max(0, ...scrapes.map((s) => blockIn(p.windows, s.startAt, s.endAt))), loopCpuMs, loopWaitMs,
     };

@@ -2,7 +2,7 @@
 // scrapes and latency; one row per size and reload for the reloads.
 import { fmtMs } from './report';
 import type { Latency } from './scale-figures';
-import { FILL_RATE, type FullRow } from './scale-full';
+import type { FullRow } from './scale-full';
 import type { ScaleRow } from './scale-measure';
 
 const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
@@ -58,9 +58,10 @@ export function formatReloadTable(rows: readonly ScaleRow[]): string {
   return [line(head), `|${head.map(() => '--:').join('|')}|`, ...body].join('\n');
 }
 
-/** The run at FILL_RATE until every check had reported once: memory and scrapes at full size. */
+/** The run at the fill rate until every check had reported once: memory and scrapes at full size. */
 export function formatFullTable(rows: readonly FullRow[]): string {
-  const head = [`checks (all run at ${FILL_RATE}/s)`, 'reported after s', 'RSS MiB (peak)', 'heap MiB', 'heap KiB/check',
+  const rates = [...new Set(rows.map((r) => r.fillRate))].join(' / ');
+  const head = [`checks (all run at ${rates === '' ? 'the fill rate' : `${rates}/s`})`, 'reported after s', 'RSS MiB (peak)', 'heap MiB', 'heap KiB/check',
     'scrapes s', 'scrape MiB', 'longest block in a scrape ms', 'loop thread in the scrapes: on a CPU / waiting for one, s'];
   const body = rows.map((r) => {
     const ok = r.scrapes.filter((s) => s.error === null);
