@@ -92,8 +92,7 @@ export const COMMANDS: CommandHelp[] = [
       ['  --seconds S', 'measured seconds per round (default 15, after 5 s of warm-up)'],
       ['  --rounds R', 'rounds (default 2)'],
       ['  --plugin PATH', 'the plugin both run (default check_dummy 0 ok)'],
-      ['--scale', 'noshell run at 1,000, 10,000 and 100,000 checks: start, memory, scrapes, latency, reloads;'],
-      ['', 'first the machine\'s capacity (checks/s at saturation), unless both rates below are given'],
+      ['--scale', 'noshell run at 1,000, 10,000 and 100,000 checks: start, memory, scrapes, latency, reloads'],
       ['  --sizes N,N,…', 'the numbers of checks (default 1000,10000,100000; --quick: 1000,10000)'],
       ['  --rate R', 'checks/s all of them offer together, whatever their number (default: half the capacity, at most 300)'],
       ['  --fill-rate R', 'checks/s of the run until every check has reported (default: half the capacity, at most 800)'],
@@ -104,7 +103,9 @@ export const COMMANDS: CommandHelp[] = [
     notes: [
       'Results go to stdout, each once (for `noshell bench`, the text of results.md); progress to stderr:',
       'one line rewritten in place on a terminal, one plain line per table or round otherwise.',
-      'The full matrix takes ~5.5 min on 2 cores; --quick ~30 s; --scale ~2 min (--quick ~1 min).',
+      'The full matrix takes ~5.5 min on 2 cores; --quick ~30 s. --scale first measures the machine\'s capacity',
+      '(~8 s; not when both rates are given), then offers half of it; each fill takes N / fill-rate s:',
+      'the whole ~15 min on 2 cores that run ~300 checks/s (--quick ~2.5 min).',
     ],
   },
   {
