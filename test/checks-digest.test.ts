@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CheckDefinition } from '../src/check/runner';
-import { definitionHash } from '../src/cli/checks-digest';
+import { definitionHash, textHash } from '../src/cli/checks-digest';
 
 const asDef = (x: object) => x as unknown as CheckDefinition;
 
@@ -40,6 +40,15 @@ describe('definitionHash', () => {
       seen.add(definitionHash(asDef({ id: `svc-${i % 1000}`, command: ['/usr/lib/nagios/plugins/check_dummy', '0', `OK ${Math.floor(i / 1000)}`], interval: 60_000 })));
     }
     expect(seen.size).toBe(100_000);
+  });
+
+  it('both lanes tell apart texts that swap "Aa" for "BB" (which a sum times 31 cannot): 4,096 such texts, 4,096 hashes', () => {
+    // 12 places, "Aa" or "BB" in each: the same sum times 31 for all 4,096, so only FNV-1a told them apart before.
+    const texts = Array.from({ length: 4096 }, (_, k) => Array.from({ length: 12 }, (_, j) => ((k >> j) & 1 ? 'BB' : 'Aa')).join(''));
+    const hashes = texts.map((t) => textHash(t));
+    expect(new Set(hashes).size).toBe(4096);
+    // The 21-bit lane on its own: about as many values as a random one gives (4,096 in 2^21: ~4 alike).
+    expect(new Set(hashes.map((h) => h % 2 ** 21)).size).toBeGreaterThan(4080);
   });
 
   it('NaN (never equal: compared in full) where JSON would write null: NaN, ±Infinity, and null itself', () => {

@@ -6,10 +6,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CheckRunner } from '../src/check/runner';
 import { loadChecks, type LoadedChecks } from '../src/cli/checks-file-load';
 import { loadChecksFile } from '../src/cli/checks-file';
-import { knownDefinitions, type KnownChecks } from '../src/cli/checks-known';
+import { AppliedChecks } from '../src/cli/checks-reload';
+import { knownDefinitions, StaleKnown, type KnownChecks } from '../src/cli/checks-known';
+import { loadRunChecks, onReload } from '../src/cli/run-reload';
 
 let tmp = '';
 beforeAll(() => {
@@ -127,21 +130,67 @@ describe('loadChecks knowing the last load', () => {
     expect(loadChecks(write({ ...ctx, macros: { USER1: '/opt' }, checks: next }), again.known).skipped).toBe(0);
   });
 
-  it('a known check given twice is still a duplicate id; a YAML .nan is never taken as known', () => {
+  it('a known check given twice is still a duplicate id; a check whose text holds a null is never taken as known', () => {
     const c = { id: 'x', command: '/bin/true', interval: '1m' };
     const once = loadChecks(write({ checks: [c] }), null);
     const file = write({ checks: [c, c] });
     expect(() => loadChecks(file, once.known)).toThrow(`${file}: invalid checks file:\n  checks[1] (id "x"): field "id": the same id as checks[0]`);
-    // .nan is JSON null: no hash, so it goes through the schema every time (and is refused there).
-    const yaml = 'checks:\n  - id: y\n    command: /bin/true\n    interval: 1m\n    maxAttempts: .nan\n';
-    const y = write(yaml, 'yaml');
-    let message = '';
+    // Its text (`"x >/dev/null,null"`) could hide a NaN: it has no hash, and is validated at every load.
+    const checks = [c, { id: 'n', command: 'x >/dev/null,null', interval: '1m' }];
+    const first = loadChecks(write({ checks }), null);
+    expect(first.known.raw[1]).toBeNaN();
+    const again = loadChecks(write({ checks }), first.known);
+    expect(again.skipped).toBe(1);
+    expect(whole(again)).toEqual(whole(first));
+  });
+
+  it('a known check that does not expand to the definition its hash stood for: StaleKnown when it is asked for', () => {
+    const checks = [{ id: 'a', command: '/bin/true', interval: '1m' }, { id: 'b', command: '/bin/false', interval: '1m' }];
+    const file = write({ checks });
+    const first = loadChecks(file, null);
+    // b's text known under another definition's hash (what two texts with one hash would give).
+    const known = { ...first.known, defs: first.known.defs.map((d, i) => (i === 1 ? d + 1 : d)) };
+    const next = loadChecks(file, known);
+    expect(next.skipped).toBe(2);
+    expect(next.check(0)).toEqual(first.check(0));
+    let caught: unknown;
     try {
-      loadChecks(y, { context: NaN, raw: new Float64Array([NaN]), defs: new Float64Array([1]) });
+      next.check(1);
     } catch (e) {
-      message = (e as Error).message;
+      caught = e;
     }
-    expect(message).toContain('field "maxAttempts": expected a whole number >= 1');
+    expect(caught).toBeInstanceOf(StaleKnown);
+    expect((caught as Error).message).toBe(`${file}: checks[1] (id "b"): its text has the hash of a check of the last load but is not that check`);
+  });
+
+  it('noshell run\'s reload goes by what the last load knew, and loads in full when that was stale', async () => {
+    const file = write({ defaults: { interval: '1m' }, checks: [{ id: 'a', command: '/bin/true' }, { id: 'b', command: '/bin/false' }] });
+    const runner = new CheckRunner();
+    const applied = new AppliedChecks(runner);
+    const start = await loadRunChecks(file, true);
+    applied.apply(start.checks);
+    // b known under a wrong definition hash: its key differs from the applied one's, so it is fetched, and found stale.
+    const known = { ...start.known, defs: start.known.defs.map((d, i) => (i === 1 ? d + 1 : d)) };
+    const lines: string[] = [];
+    const reloads = onReload({ file, allowRoot: true, concurrency: undefined, fixedConcurrency: false, known }, applied, () => false, (l) => lines.push(l));
+    const reloaded = async (count: number) => {
+      process.emit('SIGHUP', 'SIGHUP');
+      await vi.waitFor(() => expect(lines.filter((l) => l.startsWith('noshell run: reloaded'))).toHaveLength(count));
+    };
+    try {
+      await reloaded(1);
+      // Then it goes by the load that succeeded: nothing stale.
+      await reloaded(2);
+    } finally {
+      reloads.remove();
+    }
+    const done = `noshell run: reloaded ${file}: 0 added, 0 removed, 0 changed, 2 unchanged\n`;
+    expect(lines).toEqual([
+      'noshell run: SIGHUP, reloading\n',
+      `noshell run: reload of ${file}: ${file}: checks[1] (id "b"): its text has the hash of a check of the last load but is not that check; loading it again in full\n`,
+      done, 'noshell run: SIGHUP, reloading\n', done,
+    ]);
+    expect(runner.checkStatus().map((c) => c.definition.command)).toEqual(['/bin/true', '/bin/false']);
   });
 
   it('maps raw hashes to definition hashes only for the same context, never NaN', () => {

@@ -13,6 +13,7 @@ const { loadChecksFileOffThread, openChecksFileOffThread, LoadAborted } =
   require('../dist/cli/checks-file-thread.js') as typeof import('../src/cli/checks-file-thread');
 const { loadChecksFile } = require('../dist/cli/checks-file.js') as typeof import('../src/cli/checks-file');
 const { digestChecks } = require('../dist/cli/checks-digest.js') as typeof import('../src/cli/checks-digest');
+const { StaleKnown } = require('../dist/cli/checks-known.js') as typeof import('../src/cli/checks-known');
 /* eslint-enable @typescript-eslint/no-require-imports */
 const LIB = path.join(__dirname, '..', 'dist', 'cli', 'checks-file-thread.js');
 
@@ -131,6 +132,16 @@ describe('the loading thread of a reload', () => {
       expect(source.known.raw).toHaveLength(5000);
     } finally {
       source.close();
+    }
+    // A known check that does not expand to the hash it was known by: the fetch rejects with StaleKnown.
+    const stale = await openChecksFileOffThread(file, undefined, { ...source.known, defs: source.known.defs.map((d, i) => (i === 3 ? d + 1 : d)) });
+    try {
+      expect(stale.skipped).toBe(5000);
+      const err = await stale.fetch(Uint32Array.of(2, 3)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StaleKnown);
+      expect((err as Error).message).toBe(`${file}: checks[3] (id "c3"): its text has the hash of a check of the last load but is not that check`);
+    } finally {
+      stale.close();
     }
   });
 

@@ -10,11 +10,11 @@
 import * as v from 'valibot';
 import type { RunnerMetricsOptions } from '../check/metrics-state';
 import type { RunnerOptions } from '../check/runner';
-import { pairsOf, textHash, type ChecksDigest } from './checks-digest';
+import { definitionHash, pairsOf, textHash, type ChecksDigest } from './checks-digest';
 import type { FileCheck } from './checks-file';
 import { checkName, expandCheck } from './checks-file-check';
 import { readChecksData } from './checks-file-text';
-import { contextHash, jsonText, knownDefinitions, type KnownChecks } from './checks-known';
+import { contextHash, jsonText, knownDefinitions, StaleKnown, type KnownChecks } from './checks-known';
 import { checkSchema, checksFileShell, validateChecksFile, type CheckData } from './checks-schema';
 
 export interface LoadedChecks {
@@ -107,10 +107,14 @@ export function loadChecks(file: string, known: KnownChecks | null | undefined):
   const check = (i: number): FileCheck => {
     let c = checks[i];
     if (c === undefined) {
-      // Known valid and known to expand: anything else is a bug, not the file's.
-      const made = expandCheck(v.parse(checkSchema, raws[i]), i, defaults, macros);
-      if (typeof made === 'string') throw new Error(`checks file: a known check does not expand: ${made}`);
-      c = made;
+      // Taken as known by its text's hash: it must be valid, and expand to the definition whose hash the digest gave.
+      const parsed = v.safeParse(checkSchema, raws[i]);
+      const made = parsed.success ? expandCheck(parsed.output, i, defaults, macros) : null;
+      const hash = made === null || typeof made === 'string' ? null : definitionHash(made.definition);
+      if (hash === null || !(hash === defs[i] || (Number.isNaN(hash) && Number.isNaN(defs[i])))) {
+        throw new StaleKnown(`${file}: ${checkName(ids[i], i)}: its text has the hash of a check of the last load but is not that check`);
+      }
+      c = made as FileCheck;
       checks[i] = c;
     }
     return c;
@@ -118,7 +122,8 @@ export function loadChecks(file: string, known: KnownChecks | null | undefined):
   return {
     runner: top.output.concurrency !== undefined ? { concurrency: top.output.concurrency } : {},
     metrics: top.output.metrics ?? {},
-    digest: { ids, hashes: defs, pairs, pairOf },
+    // Copies: the loading thread hands these over (transfers them); `defs` stays to check known ones against.
+    digest: { ids, hashes: defs.slice(), pairs, pairOf },
     check,
     size: (i) => (sizes[i] > 0 ? sizes[i] : (sizes[i] = JSON.stringify(check(i).definition).length)),
     known: { context, raw, defs: defs.slice() },

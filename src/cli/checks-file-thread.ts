@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { badIndexes, type ChecksDigest } from './checks-digest';
 import type { ChecksFile, FileCheck } from './checks-file';
 import { loadChecks, type LoadedChecks } from './checks-file-load';
-import type { KnownChecks } from './checks-known';
+import { StaleKnown, type KnownChecks } from './checks-known';
 
 /** What the worker sends (checks-file-worker.ts); it answers 'next-digest' and 'next-checks' (the phase it is in), and `{ want }`. */
 export type LoaderMessage =
@@ -25,7 +25,7 @@ export type LoaderMessage =
   }
   | { kind: 'checks'; checks: FileCheck[] }
   | { kind: 'done' }
-  | { kind: 'error'; typeError: boolean; message: string };
+  | { kind: 'error'; typeError: boolean; message: string; stale?: boolean };
 
 /** A loaded file: its settings and digest now, definitions on request. */
 export interface ChecksSource {
@@ -128,7 +128,7 @@ export function openChecksFileOffThread(file: string, signal?: AbortSignal, know
       fetched = true;
     });
     worker.on('message', (m: LoaderMessage) => {
-      if (m.kind === 'error') end(m.typeError ? new TypeError(m.message) : new Error(m.message));
+      if (m.kind === 'error') end(m.stale === true ? new StaleKnown(m.message) : m.typeError ? new TypeError(m.message) : new Error(m.message));
       else if (opening !== null && m.kind === 'ids') {
         for (const id of m.ids) ids.push(id);
         setImmediate(ask);

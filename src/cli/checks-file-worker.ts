@@ -10,7 +10,7 @@
 import { parentPort, workerData, type Transferable } from 'node:worker_threads';
 import { loadChecks, type LoadedChecks } from './checks-file-load';
 import { badIndexes } from './checks-digest';
-import type { KnownChecks } from './checks-known';
+import { StaleKnown, type KnownChecks } from './checks-known';
 import { batchRanges as ranges } from './message-batches';
 import type { LoaderMessage } from './checks-file-thread';
 
@@ -41,7 +41,7 @@ const port = parentPort!;
 const { file, known } = workerData as { file: string; known: KnownChecks | null };
 const fail = (err: unknown) => {
   const e = err as Error;
-  port.postMessage({ kind: 'error', typeError: e instanceof TypeError, message: String(e.message) } satisfies LoaderMessage);
+  port.postMessage({ kind: 'error', typeError: e instanceof TypeError, message: String(e.message), stale: e instanceof StaleKnown } satisfies LoaderMessage);
 };
 let loaded: LoadedChecks | null = null;
 try {

@@ -1,11 +1,14 @@
 // What a load of a checks file learned for the next one: per check, a hash
 // of its JSON text as parsed (before the schema) and the hash of the
 // definition it expanded to, and one hash of the file's `defaults` and
-// `macros` as parsed. A check's definition is a function of its own text,
-// `defaults` and `macros` alone (checks-file.ts), and whether it is valid of
-// its own text and those two: a reload that finds a check's text among the
-// last load's, with the same `defaults` and `macros`, knows it valid and
-// knows its definition's hash without validating or expanding it again.
+// `macros` as parsed. Whether a check is valid, and its definition, follow
+// from its own text, `defaults` and `macros` alone (checks-file-check.ts): a
+// reload that finds a check's text among the last load's, with the same
+// `defaults` and `macros`, takes it as valid with that definition's hash,
+// without validating or expanding it. The hashes are not made to withstand
+// a search for collisions: a check taken as known that is then fetched is
+// expanded and checked against the hash (StaleKnown), and one that is not
+// fetched keeps the definition applied for the text it was taken for.
 // Two Float64Arrays: 1.6 MB for 100,000 checks, outside the JS heap, sent to
 // the loading thread as they are.
 import { textHash } from './checks-digest';
@@ -18,6 +21,13 @@ export interface KnownChecks {
   /** Per check: definitionHash() of its definition. */
   defs: Float64Array;
 }
+
+/**
+ * A check a load took as known turned out, once expanded, not to have the
+ * definition the last load gave its text: two texts with one hash. Nothing
+ * is applied; the reload is done again knowing nothing.
+ */
+export class StaleKnown extends TypeError {}
 
 /** JSON text of parsed data, or null where it has none (a cycle, nesting too deep, a BigInt). */
 export function jsonText(data: unknown): string | null {

@@ -6,7 +6,7 @@ import { quoteName } from '../quote-text';
 import { loadChecks } from './checks-file-load';
 import { LoadAborted, localChecksSource, openChecksFileOffThread } from './checks-file-thread';
 import { resolvePairs, withIdentity } from './checks-identity';
-import type { KnownChecks } from './checks-known';
+import { StaleKnown, type KnownChecks } from './checks-known';
 import type { AppliedChecks, KeyedChecks } from './checks-reload';
 import { identityWarnings } from './identity-warning';
 import { checksRunningAsRoot, rootRefusal } from './root-refusal';
@@ -124,6 +124,13 @@ export function onReload(
           `${r.changed.length} changed${list(r.changed)}, ${r.unchanged} unchanged\n`);
       } catch (e) {
         if (e instanceof LoadAborted || stopping()) break;
+        // Two texts with one hash (nothing was applied): once more, validating every check.
+        if (e instanceof StaleKnown && known !== null) {
+          known = null;
+          again = true;
+          err(`noshell run: reload of ${file}: ${e.message}; loading it again in full\n`);
+          continue;
+        }
         err(`noshell run: reload of ${file} failed, the running checks go on:\n${(e as Error).message}\n`);
       }
     } while (again && !stopping());
