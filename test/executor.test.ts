@@ -185,16 +185,19 @@ describe('executor', () => {
         parentPort.postMessage(rs.map((r) => r.stdout).join(''));
         ${hang ? "for (let i = 0; i < 5; i++) exec(['sleep', '0.5']); parentPort.postMessage('hanging');" : ''}
       })();`;
-    const run = (id: string, hang: boolean) => new Promise<{ out: string; worker: Worker }>((resolve, reject) => {
+    const run = (id: string, hang: boolean) => new Promise<{ out: string; worker: Worker; hanging: Promise<unknown> }>((resolve, reject) => {
       const worker = new Worker(code(100, hang), { eval: true, workerData: id });
-      worker.once('message', (out) => resolve({ out, worker }));
+      // Listened for from the start: the port may emit both messages in one go, before anything
+      // awaiting the first could listen for the second (it was lost so, and the test hung).
+      const hanging = new Promise((r) => worker.on('message', (m) => m === 'hanging' && r(m)));
+      worker.once('message', (out: string) => resolve({ out, worker, hanging }));
       worker.once('error', reject);
     });
     const outs = await Promise.all(['a', 'b', 'c'].map((id) => run(id, id === 'c')));
     for (const [k, id] of ['a', 'b', 'c'].entries()) {
       expect(outs[k].out).toBe(Array.from({ length: 100 }, (_, i) => `${id}-${i}\n`).join(''));
     }
-    await new Promise((r) => outs[2].worker.once('message', r)); // 'hanging': five sleeps in flight
+    await outs[2].hanging; // five sleeps in flight
     await Promise.all(outs.map((o) => o.worker.terminate()));
     // The sleeps are reaped in the background; the workers' executor threads are gone.
     expect(await waitFor(() => childProcesses().length === 0 && threads() <= before, 5000)).toBe(true);
