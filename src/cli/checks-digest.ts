@@ -23,11 +23,6 @@ export interface ChecksDigest {
   pairOf: Uint32Array;
 }
 
-/** A digest, and the length of each definition's JSON text (what the loading thread sizes its messages by). */
-export interface SizedDigest extends ChecksDigest {
-  sizes: Uint32Array;
-}
-
 const TWO_21 = 2 ** 21;
 
 /**
@@ -86,20 +81,12 @@ export function pairsOf(users: readonly (string | undefined)[], groups: readonly
   return { pairs, pairOf };
 }
 
-/** The digest of a loaded file's checks, made from their definitions. */
-export function digestChecks(checks: readonly FileCheck[]): SizedDigest {
-  const ids: string[] = new Array<string>(checks.length);
-  const hashes = new Float64Array(checks.length);
-  const sizes = new Uint32Array(checks.length);
-  for (let i = 0; i < checks.length; i++) {
-    const c = checks[i];
-    ids[i] = c.definition.id;
-    const text = JSON.stringify(c.definition);
-    hashes[i] = textHash(text);
-    sizes[i] = text.length;
-  }
+/** The digest of checks already expanded (the loading thread makes its own as it loads: checks-file-load.ts). */
+export function digestChecks(checks: readonly FileCheck[]): ChecksDigest {
+  const ids = checks.map((c) => c.definition.id);
+  const hashes = Float64Array.from(checks, (c) => definitionHash(c.definition));
   const { pairs, pairOf } = pairsOf(checks.map((c) => c.user), checks.map((c) => c.group));
-  return { ids, hashes, pairs, pairOf, sizes };
+  return { ids, hashes, pairs, pairOf };
 }
 
 /** Why `want` is not a list of indexes of `n` checks, ascending, each once; null when it is. */
