@@ -12,6 +12,15 @@
 // Not perf_hooks.monitorEventLoopDelay: its reset() also restarts its clock,
 // so a block that began before its first tick in a window was not counted at
 // all (a 1 s reload at 10,000 checks showed as 3 ms), as src/bench/loop-delay.ts found.
+//
+// A tick can be late because the loop was busy, or because its thread was
+// runnable while the CPUs ran others (the checks it started, on a small
+// machine). Where the kernel keeps scheduler figures, each tick also reads
+// the thread's time waiting for a CPU (/proc/thread-self/schedstat, one
+// pread), and the window reports the longest delay less that wait too: the
+// loop's own part of its longest block.
+import { closeSync, openSync, readSync } from 'node:fs';
+
 export const LOOP_DELAY_ENV = 'NOSHELL_LOOP_DELAY_REPORT';
 export const LOOP_DELAY_PREFIX = 'noshell run: loop-delay ';
 
@@ -26,6 +35,14 @@ export interface LoopDelayWindow {
   p50Ms: number;
   p99Ms: number;
   maxMs: number;
+  /**
+   * The longest delay less the time the loop thread waited for a CPU in it;
+   * absent where the kernel keeps no scheduler figures (or in a report from
+   * a noshell before it).
+   */
+  maxOwnMs?: number;
+  /** The loop thread's time waiting for a CPU in the window, ms (absent as maxOwnMs). */
+  waitMs?: number;
   heapUsedBytes: number;
   rssBytes: number;
 }
@@ -47,31 +64,95 @@ function percentile(sorted: number[], p: number): number {
 
 const ms3 = (x: number) => Number(x.toFixed(3));
 
+/**
+ * The second field of a schedstat text ("<on CPU ns> <waiting ns> <slices>"),
+ * in ms; NaN if it is not that.
+ */
+export function schedstatWaitMs(text: string): number {
+  let field = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      if (field === 1) value = value * 10 + (c - 48);
+      digits++;
+    } else if (c === 32 && field === 0 && digits > 0) {
+      field = 1;
+      digits = 0;
+    } else {
+      break;
+    }
+  }
+  return field === 1 && digits > 0 ? value / 1e6 : NaN;
+}
+
+/** A reader of the calling thread's wait for a CPU so far, ms; null where the kernel keeps none. */
+function waitReader(): { read(): number; close(): void } | null {
+  let fd: number;
+  try {
+    fd = openSync('/proc/thread-self/schedstat', 'r');
+  } catch {
+    return null;
+  }
+  const buf = Buffer.alloc(96);
+  const read = () => {
+    try {
+      return schedstatWaitMs(buf.toString('latin1', 0, readSync(fd, buf, 0, buf.length, 0)));
+    } catch {
+      return NaN;
+    }
+  };
+  if (Number.isNaN(read())) {
+    closeSync(fd);
+    return null;
+  }
+  return { read, close: () => closeSync(fd) };
+}
+
 /** Starts the windows; `write` gets each line (with its newline). */
 export function startLoopDelayReport(windowMs: number, write: (line: string) => void): { stop(): void } {
+  const waits = waitReader();
   let last = performance.now();
+  let lastWait = waits?.read() ?? NaN;
   let windowStart = last;
+  let windowWait = lastWait;
   let delays: number[] = [];
+  let maxOwn = 0;
   const timer = setInterval(() => {
     const now = performance.now();
     // Timers have 1 ms granularity: a tick up to ~1 ms early is no delay.
-    delays.push(Math.max(0, now - last - TICK_MS));
+    const delay = Math.max(0, now - last - TICK_MS);
+    delays.push(delay);
     last = now;
+    if (waits !== null) {
+      const wait = waits.read();
+      maxOwn = Math.max(maxOwn, delay - (wait - lastWait));
+      lastWait = wait;
+    }
     if (now - windowStart < windowMs) return;
     const sorted = delays.sort((a, b) => a - b);
     const mem = process.memoryUsage();
     const w: LoopDelayWindow = {
       time: new Date().toISOString(), windowMs: Math.round(now - windowStart), samples: sorted.length,
       p50Ms: ms3(percentile(sorted, 50)), p99Ms: ms3(percentile(sorted, 99)), maxMs: ms3(sorted[sorted.length - 1]),
+      ...(waits !== null && !Number.isNaN(maxOwn) ? { maxOwnMs: ms3(Math.max(0, maxOwn)), waitMs: ms3(lastWait - windowWait) } : {}),
       heapUsedBytes: mem.heapUsed, rssBytes: mem.rss,
     };
     windowStart = now;
+    windowWait = lastWait;
     delays = [];
+    maxOwn = 0;
     write(`${LOOP_DELAY_PREFIX}${JSON.stringify(w)}\n`);
   }, TICK_MS);
   // A report never keeps the process alive.
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return {
+    stop: () => {
+      clearInterval(timer);
+      waits?.close();
+    },
+  };
 }
 
 /** The window of a `noshell run: loop-delay` line, or null for any other line. */

@@ -16,9 +16,20 @@ function cells(row: string): string[] {
   return row.split('|').slice(1, -1).map((c) => c.trim());
 }
 
-/** Every number in a cell like "0.785 / 177 / 223" or "85 (85)". */
+/** Every number in a cell like "0.785 / 177 / 223", "85 (85)" or "19.7 (own 19.1)". */
 function numbers(cell: string): number[] {
-  return cell.split(/[ /()]+/).filter((x) => x !== '').map(Number);
+  return cell.split(/[ /()]+/).filter((x) => x !== '' && x !== 'own').map(Number);
+}
+
+/** A block cell: the block, and its own part where this kernel keeps scheduler figures (it must then be there). */
+function expectBlock(cell: string): void {
+  const [block, own, ...more] = numbers(cell);
+  expect(more, cell).toEqual([]);
+  expect(Number.isFinite(block), cell).toBe(true);
+  if (!existsSync('/proc/thread-self/schedstat')) return;
+  expect(cell, cell).toContain('(own ');
+  expect(own, cell).toBeGreaterThanOrEqual(0);
+  expect(own, cell).toBeLessThanOrEqual(block);
 }
 
 describe('editChecks', () => {
@@ -70,6 +81,7 @@ describe.skipIf(!existsSync(CHECK_DUMMY))('noshell bench --scale', () => {
     expect(p99).toBeLessThanOrEqual(max);
     // ~300 results/s for 5 s; a loaded machine gets fewer through.
     expect(Number(results)).toBeGreaterThan(200);
+    expectBlock(scrapeBlock);
 
     expect(reloads.map((c) => [c[1], c[2]])).toEqual([['1 %', '0 / 0 / 2'], ['10 %', '2 / 2 / 16']]);
     for (const c of reloads) {
@@ -92,7 +104,7 @@ describe.skipIf(!existsSync(CHECK_DUMMY))('noshell bench --scale', () => {
     expect(numbers(fullScrapes)).toHaveLength(3);
     // Every check has its perfdata series now: more text than the main phase's scrape, which had some without.
     expect(Number(fullMiB)).toBeGreaterThanOrEqual(Number(scrapeMiB));
-    expect(Number.isFinite(Number(fullBlock))).toBe(true);
+    expectBlock(fullBlock);
     // The event-loop thread's CPU and run-queue wait over the scrapes, where this kernel keeps them (it does for this process too).
     if (existsSync(`/proc/self/task/${process.pid}/schedstat`)) {
       const [cpu, wait] = loopThread.split(' / ').map(Number);

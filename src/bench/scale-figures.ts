@@ -27,6 +27,18 @@ export function blockIn(windows: readonly TimedWindow[], from: number, to: numbe
   return max;
 }
 
+/**
+ * The same windows' longest block less the time the loop thread waited for a
+ * CPU in it (the loop's own part); NaN if any of them has no such figure.
+ */
+export function ownBlockIn(windows: readonly TimedWindow[], from: number, to: number): number {
+  let max = 0;
+  for (const w of windows) {
+    if (w.at >= from && w.at <= to + w.windowMs) max = Math.max(max, w.maxOwnMs ?? NaN);
+  }
+  return max;
+}
+
 /** "noshell run: reloaded F: 3 added (…), 3 removed (…), 24 changed (…), 970 unchanged": the counts, or null. */
 export function reloadCounts(line: string): ScaleEdit | null {
   const count = (m: RegExpExecArray | null) => (m === null ? NaN : Number(m[1]));

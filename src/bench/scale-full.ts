@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { initialChecks, intervalFor, writeChecksFile } from './scale-checks';
-import { blockIn } from './scale-figures';
+import { blockIn, ownBlockIn } from './scale-figures';
 import { ScaleProcess } from './scale-process';
 import { scrape, type Scrape } from './scale-scrape';
 import type { Baseline } from './scale-measure';
@@ -35,6 +35,8 @@ export interface FullRow {
   heapPerCheckKiB: number;
   scrapes: Scrape[];
   scrapeBlockMs: number;
+  /** Its windows' longest block less the loop thread's wait for a CPU (NaN: not reported). */
+  scrapeOwnBlockMs: number;
   /**
    * Over the scrapes (request to last byte), the event-loop thread's time
    * on a CPU and waiting for one, ms (NaN: not known here). A block can be
@@ -83,7 +85,8 @@ export async function measureFull(
     return {
       checks: n, fillRate: o.fillRate, fillMs, filled: p.results.length >= n, results: p.results.length, rssMiB: mem.rssKiB / 1024,
       peakRssMiB: mem.hwmKiB / 1024, heapMiB: heap / 2 ** 20, heapPerCheckKiB: (heap - base.heapBytes) / 1024 / n, scrapes,
-      scrapeBlockMs: Math.max(0, ...scrapes.map((s) => blockIn(p.windows, s.startAt, s.endAt))), loopCpuMs, loopWaitMs,
+      scrapeBlockMs: Math.max(0, ...scrapes.map((s) => blockIn(p.windows, s.startAt, s.endAt))),
+      scrapeOwnBlockMs: Math.max(0, ...scrapes.map((s) => ownBlockIn(p.windows, s.startAt, s.endAt))), loopCpuMs, loopWaitMs,
     };
   } finally {
     await p.stop();

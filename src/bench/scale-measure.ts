@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { editChecks, initialChecks, intervalFor, writeChecksFile, type ScaleEdit } from './scale-checks';
-import { blockIn, latencyOf, reloadCounts, type Latency } from './scale-figures';
+import { blockIn, ownBlockIn, latencyOf, reloadCounts, type Latency } from './scale-figures';
 import { ScaleProcess, type TimedWindow } from './scale-process';
 import { scrape, type Scrape } from './scale-scrape';
 
@@ -58,6 +58,8 @@ export interface ScaleRow {
   scrapeMiB: number;
   /** The longest loop block in windows ending during a scrape, and in the rest of the scraped period. */
   scrapeBlockMs: number;
+  /** scrapeBlockMs's windows' longest block less the loop thread's wait for a CPU (NaN: not reported). */
+  scrapeOwnBlockMs: number;
   otherBlockMs: number;
   /** Checks due in the scraped period. */
   latency: Latency;
@@ -208,6 +210,7 @@ export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions)
       scrapes, scrapeMedianMs: times.length === 0 ? NaN : times[(times.length - 1) >> 1], scrapeMaxMs: times.at(-1) ?? NaN,
       scrapeMiB: (ok.at(-1)?.bytes ?? NaN) / 2 ** 20,
       scrapeBlockMs: Math.max(0, ...scrapes.map((s) => blockIn(p.windows, s.startAt, s.endAt))),
+      scrapeOwnBlockMs: Math.max(0, ...scrapes.map((s) => ownBlockIn(p.windows, s.startAt, s.endAt))),
       // NaN when the scrapes took the whole period.
       otherBlockMs: Math.max(-Infinity, ...p.windows.filter((w) => w.at >= from && w.at <= to && !during(w)).map((w) => w.maxMs)),
       latency: latencyOf(p.results, from, to), reloads: reloads.map((r) => reloadFigures(p, r, stoppedAt)), drained,

@@ -20,10 +20,16 @@ function triple(l: Latency): string {
   return l.n === 0 ? '- (none due)' : `${fmtMs(l.p50Ms)} / ${fmtMs(l.p99Ms)} / ${fmtMs(l.maxMs)}`;
 }
 
+function block(ms: number, ownMs: number): string {
+  return Number.isNaN(ownMs) ? fmtMs(ms) : `${fmtMs(ms)} (own ${fmtMs(ownMs)})`;
+}
+
 /** What the tables' marks mean, for the lines under them. */
 export const SCALE_NOTES = 'Latency: of the checks due in the period, from their result lines (start less due time); ' +
   '"≥": some due checks had not started 60 s after the last phase (the loop was that far behind), so these are the ones that did. ' +
   'Blocks: the longest event-loop block noshell reported in a 100 ms window ending in the period; "-" in "otherwise": the scrapes took all of it. ' +
+  '"(own …)": the same block less the time the loop thread waited for a CPU in it (from schedstat at each tick of the report), ' +
+  'the part of it that was the loop\'s own work; absent from a noshell whose report has no such figure. ' +
   'Loop thread: its time on a CPU and runnable but waiting for one over the three scrapes (/proc/PID/task/PID/schedstat): ' +
   'a block is the loop\'s own work, or the thread kept off the CPUs by the checks it runs.';
 
@@ -37,7 +43,7 @@ export function formatScaleTable(rows: readonly ScaleRow[]): string {
     return line([
       r.checks.toLocaleString('en-US'), fixed(r.intervalMs / 1000, 1), sec(r.startMs), `${fixed(r.rssMiB, 0)} (${fixed(r.peakRssMiB, 0)})`,
       fixed(r.rssPerCheckKiB, 2), fixed(r.heapMiB, 0), fixed(r.heapPerCheckKiB, 2), scrapeCell, fixed(r.scrapeMiB, 1),
-      fmtMs(r.scrapeBlockMs), fmtMs(r.otherBlockMs), `${r.drained ? '' : '≥ '}${triple(r.latency)}`, String(r.latency.n),
+      block(r.scrapeBlockMs, r.scrapeOwnBlockMs), fmtMs(r.otherBlockMs), `${r.drained ? '' : '≥ '}${triple(r.latency)}`, String(r.latency.n),
     ]);
   });
   return [line(head), `|${head.map(() => '--:').join('|')}|`, ...body].join('\n');
@@ -70,7 +76,7 @@ export function formatFullTable(rows: readonly FullRow[]): string {
       r.checks.toLocaleString('en-US'), `${sec(r.fillMs)}${r.filled ? '' : ` (only ${r.results} results)`}`,
       `${fixed(r.rssMiB, 0)} (${fixed(r.peakRssMiB, 0)})`, fixed(r.heapMiB, 0), fixed(r.heapPerCheckKiB, 2),
       `${r.scrapes.map((s) => (s.error === null ? sec(s.ms) : 'failed')).join(' / ')}${failed > 0 ? ` (${r.scrapes.find((s) => s.error !== null)!.error})` : ''}`,
-      fixed((ok.at(-1)?.bytes ?? NaN) / 2 ** 20, 1), fmtMs(r.scrapeBlockMs),
+      fixed((ok.at(-1)?.bytes ?? NaN) / 2 ** 20, 1), block(r.scrapeBlockMs, r.scrapeOwnBlockMs),
       Number.isNaN(r.loopCpuMs) ? '-' : `${sec(r.loopCpuMs)} / ${sec(r.loopWaitMs)}`,
     ]);
   });
