@@ -45,7 +45,7 @@ function whole(l: LoadedChecks) {
     runner: l.runner, metrics: l.metrics, ids: l.digest.ids, hashes: [...l.digest.hashes], pairs: l.digest.pairs,
     pairOf: [...l.digest.pairOf], checks: Array.from({ length: n }, (_, i) => l.check(i)),
     sizes: Array.from({ length: n }, (_, i) => l.size(i)),
-    known: { context: l.known.context, raw: [...l.known.raw], defs: [...l.known.defs] },
+    known: { context: l.known.context, raw: [...l.known.raw], defs: [...l.known.defs], file: l.known.file },
   };
 }
 
@@ -194,7 +194,7 @@ describe('loadChecks knowing the last load', () => {
   });
 
   it('maps raw hashes to definition hashes only for the same context, never NaN', () => {
-    const known: KnownChecks = { context: 5, raw: new Float64Array([1, NaN, 2, 1]), defs: new Float64Array([10, 11, 12, 13]) };
+    const known: KnownChecks = { context: 5, raw: new Float64Array([1, NaN, 2, 1]), defs: new Float64Array([10, 11, 12, 13]), file: '' };
     expect(knownDefinitions(known, 6)).toBeNull();
     expect(knownDefinitions(known, NaN)).toBeNull();
     expect(knownDefinitions(null, 5)).toBeNull();

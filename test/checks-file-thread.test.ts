@@ -2,10 +2,10 @@
 // file's digest first, then copies only the checks asked for; a stop
 // terminates it at once; it never keeps a process alive that is done.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // The compiled modules: the worker is the compiled checks-file-worker.js beside them.
 /* eslint-disable @typescript-eslint/no-require-imports */
@@ -244,5 +244,142 @@ describe('a reload by key (loadRunChecks with the checks applied)', () => {
       (u === undefined ? Promise.resolve({}) : Promise.reject(new TypeError(`user ${JSON.stringify(u)}: no such user (getent passwd)`))) } }))
       .rejects.toThrow(`${file}: invalid checks file:\n  checks[3] (id "c8"): field "user": user "alice": no such user (getent passwd)\n  checks[7] (id "c12")`);
     expect(runner.checkStatus()).toHaveLength(3000);
+  });
+
+  it('the same bytes again: the last load is taken as it was, unless an identity changed or a byte did', async () => {
+    const file = path.join(tmp, 'same.json');
+    const ids = Array.from({ length: 2000 }, (_, k) => k);
+    write(file, ids, () => 1);
+    const runner = new CheckRunner();
+    const applied = new AppliedChecks(runner);
+    const start = await loadRunChecks(file, true, { lookup: database(1001) });
+    expect(start.known.file).toMatch(/^[0-9a-f]{64}$/);
+    expect(start.unchanged).toBe(false);
+    applied.apply(start.checks);
+    const reload = async (last: typeof start, lookup: ReturnType<typeof database>) => {
+      const next = await loadRunChecks(file, true, { offThread: true, applied, lookup, known: last.known, last: last.last });
+      expect(lookup.asked).toBe(2);
+      return next;
+    };
+    // Not parsed: the digest is the one kept here, and nothing is copied or to apply.
+    const same = await reload(start, database(1001));
+    expect(same.unchanged).toBe(true);
+    expect(same.last.digest).toBe(start.last.digest);
+    expect(same.known).toBe(start.known);
+    expect(given(same.checks)).toBe(0);
+    expect(same.checks.ids).toEqual(start.checks.ids);
+    // The same bytes, alice's uid changed: her checks' definitions come from a load of the file now.
+    const moved = await reload(same, database(1002));
+    expect(moved.unchanged).toBe(false);
+    const alices = ids.filter((i) => i % 4 === 0).length;
+    expect(given(moved.checks)).toBe(alices);
+    const summary = await applied.applyInSlices(moved.checks, () => false, 0);
+    expect(summary.changed).toHaveLength(alices);
+    expect(runner.checkStatus().filter((s) => s.definition.uid === 1002)).toHaveLength(alices);
+    // One byte more (a space): parsed again, knowing the last load; the same checks, nothing copied.
+    writeFileSync(file, `${readFileSync(file, 'utf8')} `);
+    const spaced = await reload(moved, database(1002));
+    expect(spaced.unchanged).toBe(false);
+    expect(spaced.last.digest).not.toBe(moved.last.digest);
+    expect(spaced.known.file).not.toBe(moved.known.file);
+    expect(spaced.checks.ids).toEqual(moved.checks.ids);
+    expect([...spaced.checks.hashes]).toEqual([...moved.checks.hashes]);
+    expect(given(spaced.checks)).toBe(0);
+    // Given a `last` that is not the load `known` came from, the bytes are not compared.
+    const mismatched = await loadRunChecks(file, true, { offThread: true, applied, lookup: database(1002), known: spaced.known, last: moved.last });
+    expect(mismatched.unchanged).toBe(false);
+    // An invalid file is refused as always, and the load before it stays the one to compare with.
+    writeFileSync(file, '{"checks": [');
+    await expect(reload(spaced, database(1002))).rejects.toThrow(/invalid JSON/);
+  });
+});
+
+describe('SIGHUP with the file as it was (onReload through the loading thread)', () => {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { loadRunChecks, onReload } = require('../dist/cli/run-reload.js') as typeof import('../src/cli/run-reload');
+  const { AppliedChecks } = require('../dist/cli/checks-reload.js') as typeof import('../src/cli/checks-reload');
+  const { CheckRunner } = require('../dist/check/runner.js') as typeof import('../src/check/runner');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+
+  it('is reloaded with nothing parsed or applied; a changed byte is applied as always', async () => {
+    const file = path.join(tmp, 'hup.json');
+    const text = (v: number) => JSON.stringify({ defaults: { interval: '1h' },
+      checks: Array.from({ length: 500 }, (_, i) => ({ id: `c${i}`, command: ['/bin/echo', `v${i === 7 ? v : 1}`] })) });
+    writeFileSync(file, text(1));
+    const runner = new CheckRunner();
+    const applied = new AppliedChecks(runner);
+    const start = await loadRunChecks(file, true);
+    applied.apply(start.checks);
+    let applies = 0;
+    const apply = applied.applyInSlices.bind(applied);
+    applied.applyInSlices = (...a) => {
+      applies++;
+      return apply(...a);
+    };
+    const lines: string[] = [];
+    const reloads = onReload({ file, allowRoot: true, concurrency: undefined, fixedConcurrency: false, known: start.known, last: start.last },
+      applied, () => false, (l) => lines.push(l));
+    const reloaded = async (count: number) => {
+      process.emit('SIGHUP', 'SIGHUP');
+      await vi.waitFor(() => expect(lines.filter((l) => l.startsWith('noshell run: reload'))).toHaveLength(count), { timeout: 10_000 });
+    };
+    try {
+      await reloaded(1);
+      await reloaded(2);
+      expect(applies).toBe(0);
+      writeFileSync(file, text(2));
+      await reloaded(3);
+      expect(applies).toBe(1);
+      // Then the bytes applied last are those: as they were again.
+      await reloaded(4);
+      expect(applies).toBe(1);
+    } finally {
+      reloads.remove();
+    }
+    const same = `noshell run: reloaded ${file}: 0 added, 0 removed, 0 changed, 500 unchanged\n`;
+    expect(lines.filter((l) => l.startsWith('noshell run: reload'))).toEqual([
+      same, same, `noshell run: reloaded ${file}: 0 added, 0 removed, 1 changed ("c7"), 499 unchanged\n`, same,
+    ]);
+    expect(runner.checkStatus().find((c) => c.definition.id === 'c7')?.definition.command).toEqual(['/bin/echo', 'v2']);
+  });
+});
+
+describe('the last load again (unchangedSource)', () => {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { unchangedSource, localChecksSource } = require('../dist/cli/checks-source.js') as typeof import('../src/cli/checks-source');
+  const { loadChecks } = require('../dist/cli/checks-file-load.js') as typeof import('../src/cli/checks-file-load');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+
+  it('gives nothing without a load; asked for definitions, loads the file again and refuses bytes that changed', async () => {
+    const file = path.join(tmp, 'unchanged.json');
+    writeFileSync(file, JSON.stringify({ defaults: { interval: '1m' }, checks: [{ id: 'a', command: '/bin/true' }, { id: 'b', command: '/bin/false' }] }));
+    const first = loadChecks(file, null);
+    const last = { runner: first.runner, metrics: first.metrics, digest: first.digest, known: first.known };
+    let reopened = 0;
+    const reopen = () => {
+      reopened++;
+      return Promise.resolve(localChecksSource(loadChecks(file, first.known)));
+    };
+    let s = unchangedSource(file, last, reopen);
+    expect(s.unchanged).toBe(true);
+    expect(s.skipped).toBe(2);
+    await expect(s.fetch(new Uint32Array(0))).resolves.toEqual([]);
+    expect(reopened).toBe(0);
+    await expect(s.fetch(new Uint32Array(0))).rejects.toThrow('once per source');
+    s = unchangedSource(file, last, reopen);
+    await expect(s.fetch(Uint32Array.of(2))).rejects.toThrow(/index/);
+    s = unchangedSource(file, last, reopen);
+    const got = await s.fetch(Uint32Array.of(1));
+    expect(got.map((c) => c.definition.id)).toEqual(['b']);
+    expect(reopened).toBe(1);
+    // The file changed between: what the indexes meant is gone.
+    writeFileSync(file, JSON.stringify({ defaults: { interval: '1m' }, checks: [{ id: 'b', command: '/bin/false' }, { id: 'a', command: '/bin/true' }] }));
+    s = unchangedSource(file, last, reopen);
+    await expect(s.fetch(Uint32Array.of(1))).rejects.toThrow(`${file}: it changed while it was being reloaded`);
+    // Closed before: no load.
+    s = unchangedSource(file, last, reopen);
+    s.close();
+    await expect(s.fetch(Uint32Array.of(0))).rejects.toThrow('load aborted');
+    expect(reopened).toBe(2);
   });
 });

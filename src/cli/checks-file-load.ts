@@ -13,7 +13,7 @@ import type { RunnerOptions } from '../check/runner';
 import { definitionHash, pairsOf, textHash, type ChecksDigest } from './checks-digest';
 import type { FileCheck } from './checks-file';
 import { checkName, expandCheck } from './checks-file-check';
-import { readChecksData } from './checks-file-text';
+import { parseChecksBytes, readChecksBytes, type ChecksBytes } from './checks-file-text';
 import { contextHash, jsonText, knownDefinitions, StaleKnown, type KnownChecks } from './checks-known';
 import { checkSchema, checksFileShell, validateChecksFile, type CheckData } from './checks-schema';
 
@@ -36,9 +36,12 @@ function nameOf(x: unknown): string | undefined {
   return typeof x === 'number' ? String(x) : (x as string | undefined);
 }
 
-/** Reads and validates `file`; a TypeError naming the file, check and field on any problem, as loadChecksFile(). */
-export function loadChecks(file: string, known: KnownChecks | null | undefined): LoadedChecks {
-  const data = readChecksData(file);
+/**
+ * Reads (unless given what was read) and validates `file`; a TypeError
+ * naming the file, check and field on any problem, as loadChecksFile().
+ */
+export function loadChecks(file: string, known: KnownChecks | null | undefined, read: ChecksBytes = readChecksBytes(file)): LoadedChecks {
+  const data = parseChecksBytes(file, read);
   const top = v.safeParse(checksFileShell, data);
   // Anything the shell refuses the whole schema refuses: its message lists every problem.
   if (!top.success) validateChecksFile(data, file);
@@ -126,7 +129,7 @@ export function loadChecks(file: string, known: KnownChecks | null | undefined):
     digest: { ids, hashes: defs.slice(), pairs, pairOf },
     check,
     size: (i) => (sizes[i] > 0 ? sizes[i] : (sizes[i] = JSON.stringify(check(i).definition).length)),
-    known: { context, raw, defs: defs.slice() },
+    known: { context, raw, defs: defs.slice(), file: read.sha256 },
     skipped,
   };
 }

@@ -7,6 +7,7 @@
 // As root, only a file nobody else could have written or swapped is read
 // (fs-trust.ts): its checks may run as any user. And whatever file it is
 // (a symlink to /etc/shadow…), a syntax error shows where, not what.
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { LineCounter, parseDocument, type ErrorCode } from 'yaml';
 import { untrustedFile, type FileIdentity } from '../fs-trust';
@@ -112,16 +113,34 @@ function readCapped(file: string, max: number, expect: FileIdentity | null): Buf
   }
 }
 
-/** The file's data, not yet validated; a TypeError naming the file if it cannot be read or parsed. */
-export function readChecksData(file: string): unknown {
+/** A checks file's bytes as read, and their SHA-256 (what a reload compares to find the file as it was). */
+export interface ChecksBytes {
+  text: string;
+  yaml: boolean;
+  /** Hex SHA-256 of the bytes read (~12 ms for 15 MiB here). */
+  sha256: string;
+}
+
+/** Reads `file` (trusted as root, capped); a TypeError naming the file if it cannot be read. */
+export function readChecksBytes(file: string): ChecksBytes {
   const identity = refuseUntrusted(file);
   const yaml = isYamlFile(file);
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readCapped(file, yaml ? MAX_YAML_BYTES : MAX_JSON_BYTES, identity).toString('utf8');
+    bytes = readCapped(file, yaml ? MAX_YAML_BYTES : MAX_JSON_BYTES, identity);
   } catch (err) {
     if (err instanceof TrustRefusal) throw err;
     throw new TypeError(`${file}: cannot read: ${(err as Error).message}`, { cause: err });
   }
-  return yaml ? parseYaml(text, file) : parseJson(text, file);
+  return { text: bytes.toString('utf8'), yaml, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+/** The data of bytes read from `file`, not yet validated; a TypeError naming the file if they cannot be parsed. */
+export function parseChecksBytes(file: string, read: ChecksBytes): unknown {
+  return read.yaml ? parseYaml(read.text, file) : parseJson(read.text, file);
+}
+
+/** The file's data, not yet validated; a TypeError naming the file if it cannot be read or parsed. */
+export function readChecksData(file: string): unknown {
+  return parseChecksBytes(file, readChecksBytes(file));
 }

@@ -10,10 +10,13 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { badIndexes, type ChecksDigest } from './checks-digest';
+import type { ChecksDigest } from './checks-digest';
 import type { ChecksFile, FileCheck } from './checks-file';
-import { loadChecks, type LoadedChecks } from './checks-file-load';
+import { loadChecks } from './checks-file-load';
 import { StaleKnown, type KnownChecks } from './checks-known';
+import { LoadAborted, localChecksSource, unchangedSource, type ChecksSource, type LastLoad } from './checks-source';
+
+export { LoadAborted, localChecksSource, type ChecksSource, type LastLoad } from './checks-source';
 
 /** What the worker sends (checks-file-worker.ts); it answers 'next-digest' and 'next-checks' (the phase it is in), and `{ want }`. */
 export type LoaderMessage =
@@ -25,51 +28,11 @@ export type LoaderMessage =
   }
   | { kind: 'checks'; checks: FileCheck[] }
   | { kind: 'done' }
+  /** The file's bytes are the ones the last load parsed (asked for with `last`). */
+  | { kind: 'unchanged' }
   | { kind: 'error'; typeError: boolean; message: string; stale?: boolean };
 
-/** A loaded file: its settings and digest now, definitions on request. */
-export interface ChecksSource {
-  runner: ChecksFile['runner'];
-  metrics: ChecksFile['metrics'];
-  digest: ChecksDigest;
-  /** What the next load of the file can go by (checks-known.ts). */
-  known: KnownChecks;
-  /** How many checks the load knew from the last one, and neither validated nor expanded. */
-  skipped: number;
-  /** The file's checks at `indexes` (ascending, each at most once), in that order. Once per source. */
-  fetch(indexes: Uint32Array): Promise<FileCheck[]>;
-  /** Done with it: the thread, if any, is terminated (a fetch under way rejects with LoadAborted). */
-  close(): void;
-}
-
 const WORKER = path.join(__dirname, 'checks-file-worker.js');
-
-/** The reason a load aborted by its signal rejects with. */
-export class LoadAborted extends Error {}
-
-/** A file loaded on this thread as a source. */
-export function localChecksSource(loaded: LoadedChecks): ChecksSource {
-  let fetched = false;
-  return {
-    runner: loaded.runner,
-    metrics: loaded.metrics,
-    digest: loaded.digest,
-    known: loaded.known,
-    skipped: loaded.skipped,
-    fetch(indexes) {
-      if (fetched) return Promise.reject(new Error('fetch: once per source'));
-      fetched = true;
-      const bad = badIndexes(indexes, loaded.digest.ids.length);
-      if (bad !== null) return Promise.reject(new Error(bad));
-      try {
-        return Promise.resolve(Array.from(indexes, (i) => loaded.check(i)));
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    },
-    close() {},
-  };
-}
 
 /**
  * Loads `file` on a worker thread, up to its digest, knowing what the last
@@ -77,9 +40,13 @@ export function localChecksSource(loaded: LoadedChecks): ChecksSource {
  * expanded unless fetched). Aborting `signal`
  * (noshell run is stopping) terminates the thread at once and rejects with
  * LoadAborted, whether the digest or a fetch is awaited: a long parse, or a
- * read stuck on a dead mount, must not hold off the exit.
+ * read stuck on a dead mount, must not hold off the exit. Given `last` (the
+ * last load, kept here), bytes that are its bytes are not parsed: the source
+ * is that load's (`unchanged`).
  */
-export function openChecksFileOffThread(file: string, signal?: AbortSignal, known: KnownChecks | null = null): Promise<ChecksSource> {
+export function openChecksFileOffThread(
+  file: string, signal?: AbortSignal, known: KnownChecks | null = null, last: LastLoad | null = null,
+): Promise<ChecksSource> {
   if (signal?.aborted === true) return Promise.reject(new LoadAborted(`${file}: load aborted`));
   if (!existsSync(WORKER)) return Promise.resolve().then(() => localChecksSource(loadChecks(file, known)));
   return new Promise((resolveOpen, rejectOpen) => {
@@ -102,7 +69,8 @@ export function openChecksFileOffThread(file: string, signal?: AbortSignal, know
     // The file's size is capped (16 MiB JSON, 4 MiB YAML): its parse and definitions need a few
     // hundred MB at most. A bound on the thread's heap makes anything past that a failed reload
     // (ERR_WORKER_OUT_OF_MEMORY) rather than the whole process's memory.
-    const worker = new Worker(WORKER, { workerData: { file, known }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
+    const sameAsKnown = last !== null && last.known === known;
+    const worker = new Worker(WORKER, { workerData: { file, known, sameAsKnown }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
     const onAbort = () => end(new LoadAborted(`${file}: load aborted`));
     signal?.addEventListener('abort', onAbort, { once: true });
     const ids: string[] = [];
@@ -128,7 +96,11 @@ export function openChecksFileOffThread(file: string, signal?: AbortSignal, know
       fetched = true;
     });
     worker.on('message', (m: LoaderMessage) => {
-      if (m.kind === 'error') end(m.stale === true ? new StaleKnown(m.message) : m.typeError ? new TypeError(m.message) : new Error(m.message));
+      if (m.kind === 'unchanged' && opening !== null && last !== null) {
+        opening = null;
+        resolveOpen(unchangedSource(file, last, () => openChecksFileOffThread(file, signal, known, null)));
+        end(null);
+      } else if (m.kind === 'error') end(m.stale === true ? new StaleKnown(m.message) : m.typeError ? new TypeError(m.message) : new Error(m.message));
       else if (opening !== null && m.kind === 'ids') {
         for (const id of m.ids) ids.push(id);
         setImmediate(ask);
@@ -145,6 +117,7 @@ export function openChecksFileOffThread(file: string, signal?: AbortSignal, know
           digest: { ids, hashes: m.hashes, pairs, pairOf: m.pairOf },
           known: m.known,
           skipped: m.skipped,
+          unchanged: false,
           fetch,
           close: () => end(new LoadAborted(`${file}: load aborted`)),
         });

@@ -6,9 +6,12 @@
 // (the whole of 100,000 checks in one message held its event loop ~420 ms),
 // and one is always on its way: first the ids, the user/group pairs and the
 // digest, then, when asked for them, the checks at the indexes asked for.
-// An error goes back as the TypeError's message.
+// An error goes back as the TypeError's message. Asked to, it reads the
+// file's bytes first and, when they are the bytes the last load parsed
+// (their SHA-256), answers only that: the main thread kept that load's digest.
 import { parentPort, workerData, type Transferable } from 'node:worker_threads';
 import { loadChecks, type LoadedChecks } from './checks-file-load';
+import { readChecksBytes } from './checks-file-text';
 import { badIndexes } from './checks-digest';
 import { StaleKnown, type KnownChecks } from './checks-known';
 import { batchRanges as ranges } from './message-batches';
@@ -38,14 +41,16 @@ function* checkMessages(loaded: LoadedChecks, want: Uint32Array): Generator<Out>
 }
 
 const port = parentPort!;
-const { file, known } = workerData as { file: string; known: KnownChecks | null };
+const { file, known, sameAsKnown } = workerData as { file: string; known: KnownChecks | null; sameAsKnown: boolean };
 const fail = (err: unknown) => {
   const e = err as Error;
   port.postMessage({ kind: 'error', typeError: e instanceof TypeError, message: String(e.message), stale: e instanceof StaleKnown } satisfies LoaderMessage);
 };
 let loaded: LoadedChecks | null = null;
 try {
-  loaded = loadChecks(file, known);
+  const read = readChecksBytes(file);
+  if (sameAsKnown && known !== null && known.file !== '' && read.sha256 === known.file) port.postMessage({ kind: 'unchanged' } satisfies LoaderMessage);
+  else loaded = loadChecks(file, known, read);
 } catch (err) {
   fail(err);
 }

@@ -10,7 +10,9 @@
 // expanded and checked against the hash (StaleKnown), and one that is not
 // fetched keeps the definition applied for the text it was taken for.
 // Two Float64Arrays: 1.6 MB for 100,000 checks, outside the JS heap, sent to
-// the loading thread as they are.
+// the loading thread as they are. And the SHA-256 of the file's bytes: a
+// reload that reads the same bytes (logrotate's daily SIGHUP, a config push
+// that changed nothing) need not parse them (run-reload.ts).
 import { textHash } from './checks-digest';
 
 export interface KnownChecks {
@@ -20,6 +22,8 @@ export interface KnownChecks {
   raw: Float64Array;
   /** Per check: definitionHash() of its definition. */
   defs: Float64Array;
+  /** Hex SHA-256 of the bytes that load parsed ('' : none). */
+  file: string;
 }
 
 /**

@@ -113,7 +113,7 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
     err('noshell run: reload: new metrics options\n');
   };
   const reload = onReload({
-    file, allowRoot, concurrency: concurrency ?? config.concurrency, fixedConcurrency: concurrency !== undefined, metrics, known: config.known,
+    file, allowRoot, concurrency: concurrency ?? config.concurrency, fixedConcurrency: concurrency !== undefined, metrics, known: config.known, last: config.last,
   }, applied, () => stop.caught !== null, err);
 
   let server: MetricsServer | undefined;

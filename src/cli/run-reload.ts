@@ -4,7 +4,7 @@
 import type { RunnerMetricsOptions } from '../check/metrics-state';
 import { quoteName } from '../quote-text';
 import { loadChecks } from './checks-file-load';
-import { LoadAborted, localChecksSource, openChecksFileOffThread } from './checks-file-thread';
+import { LoadAborted, localChecksSource, openChecksFileOffThread, type LastLoad } from './checks-file-thread';
 import { resolvePairs, withIdentity } from './checks-identity';
 import { StaleKnown, type KnownChecks } from './checks-known';
 import type { AppliedChecks, KeyedChecks } from './checks-reload';
@@ -20,6 +20,10 @@ export interface RunChecks {
   warnings: string[];
   /** What the next load of the file can go by: its checks' hashes (checks-known.ts). */
   known: KnownChecks;
+  /** This load, as the next one can take it again if the file's bytes are the same. */
+  last: LastLoad;
+  /** The file's bytes were `last`'s (given): nothing was parsed, and nothing needed copying. */
+  unchanged: boolean;
 }
 
 /**
@@ -35,10 +39,12 @@ export async function loadRunChecks(
   load: {
     offThread?: boolean; signal?: AbortSignal | undefined; applied?: AppliedChecks; lookup?: Pick<UserLookup, 'resolve'>;
     known?: KnownChecks | null;
+    /** The last load (RunChecks.last), kept: off the thread, bytes that are its bytes are not parsed again. */
+    last?: LastLoad | null;
   } = {},
 ): Promise<RunChecks> {
-  const { signal, applied, lookup, known = null } = load;
-  const source = load.offThread === true ? await openChecksFileOffThread(file, signal, known) : localChecksSource(loadChecks(file, known));
+  const { signal, applied, lookup, known = null, last = null } = load;
+  const source = load.offThread === true ? await openChecksFileOffThread(file, signal, known, last) : localChecksSource(loadChecks(file, known));
   try {
     const stopped = () => {
       if (signal?.aborted === true) throw new LoadAborted(`${file}: load aborted`);
@@ -74,7 +80,8 @@ export async function loadRunChecks(
     }
     return {
       concurrency: source.runner.concurrency, metrics: source.metrics, checks: { ...keys, defs }, warnings: identityWarnings(file, digest),
-      known: source.known,
+      known: source.known, last: { runner: source.runner, metrics: source.metrics, digest, known: source.known },
+      unchanged: source.unchanged && want.length === 0,
     };
   } finally {
     source.close();
@@ -89,8 +96,9 @@ export async function loadRunChecks(
 export function onReload(
   run: {
     file: string; allowRoot: boolean; concurrency: number | undefined; fixedConcurrency: boolean;
-    /** What the load at start learned (RunChecks.known). */
+    /** What the load at start learned (RunChecks.known), and that load (RunChecks.last). */
     known?: KnownChecks | null;
+    last?: LastLoad | null;
     /** The file's metrics options, at every reload that applied its checks. */
     metrics?: ((options: RunnerMetricsOptions) => void) | undefined;
   },
@@ -103,20 +111,24 @@ export function onReload(
   let again = false;
   // Kept from each load that succeeded, whether or not it was applied: a check's hashes depend on the file alone.
   let known = run.known ?? null;
+  // The load applied last, whole: bytes that are its bytes again need no parse and no apply.
+  let last = run.last !== undefined && run.last !== null && run.last.known === known ? run.last : null;
   const reload = async (): Promise<void> => {
     busy = true;
     do {
       again = false;
       try {
         // Off the event loop: the checks running meanwhile go on being scheduled.
-        const next = await loadRunChecks(file, allowRoot, { offThread: true, signal: stopLoad.signal, applied, known });
+        const next = await loadRunChecks(file, allowRoot, { offThread: true, signal: stopLoad.signal, applied, known, last });
         known = next.known;
         if (stopping()) break;
         // --concurrency wins over the file, as at start.
         if (!run.fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
         for (const w of next.warnings) err(`noshell run: ${w}\n`);
-        const r = await applied.applyInSlices(next.checks, stopping);
+        // The bytes applied last, and every check's identity as it was: what is applied is what the file says.
+        const r = next.unchanged ? { added: [], removed: [], changed: [], unchanged: next.checks.ids.length } : await applied.applyInSlices(next.checks, stopping);
         if (stopping()) break;
+        last = next.last;
         run.metrics?.(next.metrics);
         // Ids come from the file: quoted, cut, and at most ten of them on the line.
         const list = (ids: string[]) => (ids.length > 0 ? ` (${ids.slice(0, 10).map(quoteName).join(', ')}${ids.length > 10 ? ', …' : ''})` : '');
@@ -127,6 +139,7 @@ export function onReload(
         // Two texts with one hash (nothing was applied): once more, validating every check.
         if (e instanceof StaleKnown && known !== null) {
           known = null;
+          last = null;
           again = true;
           err(`noshell run: reload of ${file}: ${e.message}; loading it again in full\n`);
           continue;
