@@ -17,8 +17,8 @@
 // runnable while the CPUs ran others (the checks it started, on a small
 // machine). Where the kernel keeps scheduler figures, each tick also reads
 // the thread's time waiting for a CPU (/proc/thread-self/schedstat, one
-// pread), and the window reports the longest delay less that wait too: the
-// loop's own part of its longest block.
+// pread), and the window reports the longest tick delay less its wait too:
+// the loop's longest block of its own.
 import { closeSync, openSync, readSync } from 'node:fs';
 
 export const LOOP_DELAY_ENV = 'NOSHELL_LOOP_DELAY_REPORT';
@@ -36,9 +36,10 @@ export interface LoopDelayWindow {
   p99Ms: number;
   maxMs: number;
   /**
-   * The longest delay less the time the loop thread waited for a CPU in it;
-   * absent where the kernel keeps no scheduler figures (or in a report from
-   * a noshell before it).
+   * The loop's longest own block: of each tick's delay, what is left less
+   * the time the loop thread waited for a CPU in it, the longest (not
+   * necessarily the tick of maxMs). Absent where the kernel keeps no
+   * scheduler figures (or in a report from a noshell before it).
    */
   maxOwnMs?: number;
   /** The loop thread's time waiting for a CPU in the window, ms (absent as maxOwnMs). */
@@ -103,11 +104,25 @@ function waitReader(): { read(): number; close(): void } | null {
       return NaN;
     }
   };
-  if (Number.isNaN(read())) {
+  // A kernel that keeps no figures gives "0 0 0": a thread that runs this has been on a CPU.
+  let first = '';
+  try {
+    first = buf.toString('latin1', 0, readSync(fd, buf, 0, buf.length, 0));
+  } catch {
+    // Unreadable: as if absent.
+  }
+  if (Number.isNaN(schedstatWaitMs(first)) || first.startsWith('0 ')) {
     closeSync(fd);
     return null;
   }
-  return { read, close: () => closeSync(fd) };
+  let open = true;
+  return {
+    read,
+    close: () => {
+      if (open) closeSync(fd);
+      open = false;
+    },
+  };
 }
 
 /** Starts the windows; `write` gets each line (with its newline). */
@@ -147,6 +162,7 @@ export function startLoopDelayReport(windowMs: number, write: (line: string) => 
   }, TICK_MS);
   // A report never keeps the process alive.
   timer.unref();
+  // Idempotent: a second stop closes nothing (the fd's number may be another file's by then).
   return {
     stop: () => {
       clearInterval(timer);

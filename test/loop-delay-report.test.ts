@@ -28,6 +28,8 @@ describe('loop-delay report', () => {
     while (performance.now() < until);
     await sleep(120);
     report.stop();
+    // A second stop closes nothing more.
+    report.stop();
     const windows = lines.map(parseLoopDelayLine);
     expect(windows.every((w) => w !== null), lines.join('')).toBe(true);
     const max = Math.max(...(windows as LoopDelayWindow[]).map((w) => w.maxMs));

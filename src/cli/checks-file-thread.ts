@@ -69,7 +69,8 @@ export function openChecksFileOffThread(
     // The file's size is capped (16 MiB JSON, 4 MiB YAML): its parse and definitions need a few
     // hundred MB at most. A bound on the thread's heap makes anything past that a failed reload
     // (ERR_WORKER_OUT_OF_MEMORY) rather than the whole process's memory.
-    const sameAsKnown = last !== null && last.known === known;
+    // A check with no hash (NaN: compared in full at every reload) needs its definition anyway: such a file is loaded.
+    const sameAsKnown = last !== null && last.known === known && !last.known.defs.some(Number.isNaN);
     const worker = new Worker(WORKER, { workerData: { file, known, sameAsKnown }, resourceLimits: { maxOldGenerationSizeMb: 1024 } });
     const onAbort = () => end(new LoadAborted(`${file}: load aborted`));
     signal?.addEventListener('abort', onAbort, { once: true });

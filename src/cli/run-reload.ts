@@ -104,7 +104,8 @@ export function onReload(
   },
   applied: AppliedChecks, stopping: () => boolean, err: (s: string) => void,
 ): { remove(): void; abort(): void } {
-  const { file, allowRoot, concurrency } = run;
+  // Not `run` itself in the closures: it holds the start's load (`last`), kept then for as long as the process runs.
+  const { file, allowRoot, concurrency, fixedConcurrency, metrics } = run;
   // abort(), at the stop: a load in progress ends at once (its thread is terminated).
   const stopLoad = new AbortController();
   let busy = false;
@@ -123,13 +124,13 @@ export function onReload(
         known = next.known;
         if (stopping()) break;
         // --concurrency wins over the file, as at start.
-        if (!run.fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
+        if (!fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
         for (const w of next.warnings) err(`noshell run: ${w}\n`);
         // The bytes applied last, and every check's identity as it was: what is applied is what the file says.
         const r = next.unchanged ? { added: [], removed: [], changed: [], unchanged: next.checks.ids.length } : await applied.applyInSlices(next.checks, stopping);
         if (stopping()) break;
         last = next.last;
-        run.metrics?.(next.metrics);
+        metrics?.(next.metrics);
         // Ids come from the file: quoted, cut, and at most ten of them on the line.
         const list = (ids: string[]) => (ids.length > 0 ? ` (${ids.slice(0, 10).map(quoteName).join(', ')}${ids.length > 10 ? ', …' : ''})` : '');
         err(`noshell run: reloaded ${file}: ${r.added.length} added${list(r.added)}, ${r.removed.length} removed${list(r.removed)}, ` +
