@@ -3,7 +3,7 @@
 // byte, over random histories (issue 19).
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { genericFamilies } from '../src/check/check-lines';
 import { perCheckFamilies } from '../src/check/check-view';
 import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
@@ -209,6 +209,52 @@ describe('scrapes written a family at a time', () => {
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.join('')).toBe(whole);
     expect(turns).toBeGreaterThan(0);
+  });
+
+  it('in a turn budget shared with others: waits for its next turn whenever it is spent, and gives the same text', async () => {
+    const source = bigSource(3000);
+    const whole = formatMetrics(source);
+    let due = true;
+    let nexts = 0;
+    const budget = {
+      get due() {
+        return due;
+      },
+      next: () => {
+        nexts++;
+        return new Promise<void>((r) => setImmediate(r));
+      },
+    };
+    // Always spent (others took it): a turn every 64 checks at least.
+    expect(await joined(metricsChunks(source, { budget }))).toBe(whole);
+    expect(nexts).toBeGreaterThan(3000 / 64);
+    // Never spent: no turn waited for, whatever sliceMs says.
+    due = false;
+    nexts = 0;
+    expect(await joined(metricsChunks(source, { budget, sliceMs: 0 }))).toBe(whole);
+    expect(nexts).toBe(0);
+  });
+
+  it('what noshell run serves renders in the loop budget its writers share', async () => {
+    const { CheckRunner } = await import('../src/check/runner');
+    const { createRunnerSource } = await import('../src/metrics/runner-source');
+    const { loopTurns } = await import('../src/metrics/turn-budget');
+    const runner = new CheckRunner();
+    for (let i = 0; i < 3000; i++) runner.add({ id: `c${i}`, command: ['/bin/true'], interval: 60_000 });
+    const source = createRunnerSource(runner);
+    const next = vi.spyOn(loopTurns, 'next');
+    try {
+      // The turn's budget spent before the render's first step (as a request and the writers may spend it).
+      await loopTurns.next();
+      const until = performance.now() + loopTurns.turnMs + 1;
+      while (performance.now() < until);
+      next.mockClear();
+      const text = await joined(source.chunks!());
+      expect(text).toContain('noshell_check_interval_seconds{check="c2999"} 60');
+      expect(next).toHaveBeenCalled();
+    } finally {
+      next.mockRestore();
+    }
   });
 
   it('a CheckRunner changed during a sliced scrape: each check shows once, as it was when the scrape began', async () => {

@@ -63,9 +63,23 @@ export function formatMetrics(source: MetricsSource): string {
   }
 }
 
+/** A budget of work per turn of the event loop that others take from too (src/metrics/turn-budget.ts). */
+export interface LoopBudget {
+  /** This turn's budget is spent. */
+  readonly due: boolean;
+  /** Resolves in a later turn, whose budget starts then. */
+  next(): Promise<void>;
+}
+
 export interface MetricsChunksOptions {
   /** Longest stretch of work between two yields to the event loop, ms (default 5). */
   sliceMs?: number | undefined;
+  /**
+   * A turn budget shared with others on this thread (a server's writers of
+   * the same response): used instead of sliceMs, so that making and
+   * writing a scrape together take no more than it in a turn.
+   */
+  budget?: LoopBudget | undefined;
   /** UTF-8 bytes per chunk, about (default 1 Mi). */
   chunkBytes?: number | undefined;
 }
@@ -88,6 +102,14 @@ export async function* metricsBytes(
   const sliceMs = options.sliceMs ?? 5;
   const chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
   if (!(chunkBytes >= 1)) throw new TypeError(`chunkBytes must be at least 1, got ${String(chunkBytes)}`);
+  let sliceStart = performance.now();
+  const budget = options.budget;
+  const due = budget !== undefined ? () => budget.due : () => performance.now() - sliceStart >= sliceMs;
+  const pause = async () => {
+    if (budget !== undefined) await budget.next();
+    else await yieldToLoop();
+    sliceStart = performance.now();
+  };
   // A warm pass in flight holds the kept columns: this scrape starts where it ends, instead of reading every check on its own.
   await warmingOf(source)?.catch(() => undefined);
   const state = metricsStateOf(source);
@@ -97,12 +119,6 @@ export async function* metricsBytes(
   const list = source[checkFiguresList]?.() ?? null;
   const has = source[checkDefinitionOf];
   const statuses = list === null || has === undefined ? checkFiguresOf(source) : null;
-  let sliceStart = performance.now();
-  const due = () => performance.now() - sliceStart >= sliceMs;
-  const pause = async () => {
-    await yieldToLoop();
-    sliceStart = performance.now();
-  };
   // Aggregate families as they are now, beside the list of checks.
   const aggregate = new Map(allFamilies.filter((f) => !writerOf.has(f)).map((f) => [f, sampleLines(f, snap)]));
   // Closed when the scrape ends or its reader stops (return()); one dropped unfinished is collected, and its hold on the kept columns with it (scrape-cache.ts).

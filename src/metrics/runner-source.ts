@@ -29,7 +29,8 @@ export function createRunnerSource(runner: RunnerSource, options: RunnerMetricsO
     metrics: async () => (await registry.metrics()) + formatMetrics(runner),
     chunks: async function* chunks() {
       yield await registry.metrics();
-      yield* metricsBytes(runner, {}, pool);
+      // In the loop's shared budget: a turn that renders and writes this response does both within it.
+      yield* metricsBytes(runner, { budget: loopTurns }, pool);
     },
     release: (chunk: Uint8Array) => {
       pool.put(chunk);
