@@ -19,15 +19,21 @@ const withSchedstat = hasSchedstat ? it : it.skip;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The lines of a report (windows of 50 ms) around 60 ms of busy work on this thread, stopped after it. */
+async function busyReport(): Promise<{ lines: string[]; report: { stop(): void } }> {
+  const lines: string[] = [];
+  const report = startLoopDelayReport(50, (l) => lines.push(l));
+  await sleep(120);
+  const until = performance.now() + 60;
+  while (performance.now() < until);
+  await sleep(120);
+  report.stop();
+  return { lines, report };
+}
+
 describe('loop-delay report', () => {
   it('reports a 60 ms block as ~60 ms in one window, with the heap and RSS', async () => {
-    const lines: string[] = [];
-    const report = startLoopDelayReport(50, (l) => lines.push(l));
-    await sleep(120);
-    const until = performance.now() + 60;
-    while (performance.now() < until);
-    await sleep(120);
-    report.stop();
+    const { lines, report } = await busyReport();
     // A second stop closes nothing more.
     report.stop();
     const windows = lines.map(parseLoopDelayLine);
@@ -48,14 +54,7 @@ describe('loop-delay report', () => {
 
   withSchedstat('a block of its own work is its own; ticks late because the thread waited for a CPU are not', async () => {
     // Own work: a 60 ms busy loop with the CPUs free shows as ~60 ms, nearly all of it own.
-    const lines: string[] = [];
-    const report = startLoopDelayReport(50, (l) => lines.push(l));
-    await sleep(120);
-    const until = performance.now() + 60;
-    while (performance.now() < until);
-    await sleep(120);
-    report.stop();
-    const windows = lines.map(parseLoopDelayLine) as LoopDelayWindow[];
+    const windows = (await busyReport()).lines.map(parseLoopDelayLine) as LoopDelayWindow[];
     const top = windows.reduce((a, w) => (w.maxMs > a.maxMs ? w : a));
     expect(top.maxMs).toBeGreaterThanOrEqual(55);
     expect(top.maxOwnMs).toBeGreaterThanOrEqual(top.maxMs - (top.waitMs ?? 0) - 1);
