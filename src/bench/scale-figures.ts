@@ -28,8 +28,9 @@ export function blockIn(windows: readonly TimedWindow[], from: number, to: numbe
 }
 
 /**
- * The same windows' longest block less the time the loop thread waited for a
- * CPU in it (the loop's own part); NaN if any of them has no such figure.
+ * The same windows' longest block of the loop's own (of each tick's delay,
+ * what is left less the loop thread's wait for a CPU in it); NaN if any of
+ * them has no such figure.
  */
 export function ownBlockIn(windows: readonly TimedWindow[], from: number, to: number): number {
   let max = 0;

@@ -35,7 +35,7 @@ export interface FullRow {
   heapPerCheckKiB: number;
   scrapes: Scrape[];
   scrapeBlockMs: number;
-  /** Its windows' longest block less the loop thread's wait for a CPU (NaN: not reported). */
+  /** Its windows' longest block of the loop's own, its wait for a CPU left out (NaN: not reported). */
   scrapeOwnBlockMs: number;
   /**
    * Over the scrapes (request to last byte), the event-loop thread's time

@@ -58,7 +58,7 @@ export interface ScaleRow {
   scrapeMiB: number;
   /** The longest loop block in windows ending during a scrape, and in the rest of the scraped period. */
   scrapeBlockMs: number;
-  /** scrapeBlockMs's windows' longest block less the loop thread's wait for a CPU (NaN: not reported). */
+  /** scrapeBlockMs's windows' longest block of the loop's own, its wait for a CPU left out (NaN: not reported). */
   scrapeOwnBlockMs: number;
   otherBlockMs: number;
   /** Checks due in the scraped period. */

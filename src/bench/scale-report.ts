@@ -28,8 +28,8 @@ function block(ms: number, ownMs: number): string {
 export const SCALE_NOTES = 'Latency: of the checks due in the period, from their result lines (start less due time); ' +
   '"≥": some due checks had not started 60 s after the last phase (the loop was that far behind), so these are the ones that did. ' +
   'Blocks: the longest event-loop block noshell reported in a 100 ms window ending in the period; "-" in "otherwise": the scrapes took all of it. ' +
-  '"(own …)": the same block less the time the loop thread waited for a CPU in it (from schedstat at each tick of the report), ' +
-  'the part of it that was the loop\'s own work; absent from a noshell whose report has no such figure. ' +
+  '"(own …)": the loop\'s longest block of its own in the same windows: of each tick\'s delay, what is left less the time the loop ' +
+  'thread waited for a CPU in it (schedstat at each tick of the report), the longest; absent from a noshell whose report has no such figure. ' +
   'Loop thread: its time on a CPU and runnable but waiting for one over the three scrapes (/proc/PID/task/PID/schedstat): ' +
   'a block is the loop\'s own work, or the thread kept off the CPUs by the checks it runs.';
 
