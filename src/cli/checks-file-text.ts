@@ -139,8 +139,3 @@ export function readChecksBytes(file: string): ChecksBytes {
 export function parseChecksBytes(file: string, read: ChecksBytes): unknown {
   return read.yaml ? parseYaml(read.text, file) : parseJson(read.text, file);
 }
-
-/** The file's data, not yet validated; a TypeError naming the file if it cannot be read or parsed. */
-export function readChecksData(file: string): unknown {
-  return parseChecksBytes(file, readChecksBytes(file));
-}
