@@ -232,6 +232,37 @@ describe('/metrics bodies past keepChars are not held whole', () => {
     expect(released.every((c) => made.includes(c as Buffer))).toBe(true);
   });
 
+  it('a render of 1 MiB byte chunks has at most 10 out at once: what a runner\'s source keeps for reuse between scrapes (issue 19)', async () => {
+    let live = 0;
+    let most = 0;
+    let made = 0;
+    const source = {
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+      metrics: () => Promise.reject(new Error('not used')),
+      chunks: async function* chunks() {
+        for (let i = 0; i < 64; i++) {
+          live++;
+          made++;
+          most = Math.max(most, live);
+          yield Buffer.alloc(1024 * 1024, `# chunk ${String(i).padStart(4, '0')}\n`);
+        }
+      },
+      release: () => {
+        live--;
+      },
+    };
+    server = await serveMetrics(source, { port: 0 });
+    const { body } = await get(server.url);
+    expect(body.length).toBe(64 * 1024 * 1024);
+    expect(body.slice(63 * 1024 * 1024, 63 * 1024 * 1024 + 13)).toBe('# chunk 0063\n');
+    expect(made).toBe(64);
+    // Every chunk came back once the body was sent.
+    expect(live).toBe(0);
+    // The 4 MiB the reader's socket is handed, and as many made ahead (at 16 ahead, 17 were out).
+    expect(most).toBeGreaterThanOrEqual(4);
+    expect(most).toBeLessThanOrEqual(10);
+  });
+
   it('a client that stops reading small byte chunks is closed after sendTimeoutMs, and the reader sharing its render gets the whole body (outside review: both hung)', async () => {
     const CH = 64 * 1024;
     const N = 2000; // 128 MiB

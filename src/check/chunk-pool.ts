@@ -3,8 +3,12 @@
 // 1 MiB, and allocating them anew each scrape made V8 count 143 MB of
 // external memory per scrape and collect its whole heap for it.
 
-/** Buffers kept for reuse at most: the chunks a render makes ahead of its readers, and some. */
-const MAX_FREE = 24;
+/**
+ * Buffers kept for reuse at most: the chunks a render has out at once (8
+ * past its slowest reader, the one being filled, and some). They stay
+ * between scrapes, so each is a MiB of the process's resident memory.
+ */
+const MAX_FREE = 12;
 
 export class ChunkPool {
   readonly #free: Buffer[] = [];
