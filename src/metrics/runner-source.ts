@@ -12,6 +12,7 @@ import type { MetricsSource as RunnerSource } from '../check/metrics-snapshot';
 import { warmScrape } from '../check/scrape-warm';
 import type { MetricsSource } from './metrics-server';
 import { promClient } from './prom-client';
+import { registryText } from './registry-text';
 import { loopTurns } from './turn-budget';
 
 /** What createRunnerSource() gives: a MetricsSource that always has refresh(), and the prom-client registry it serves first. */
@@ -28,8 +29,8 @@ export function createRunnerSource(runner: RunnerSource, options: RunnerMetricsO
     contentType: registry.contentType,
     metrics: async () => (await registry.metrics()) + formatMetrics(runner),
     chunks: async function* chunks() {
-      yield await registry.metrics();
       // In the loop's shared budget: a turn that renders and writes this response does both within it.
+      yield await registryText(registry, loopTurns);
       yield* metricsBytes(runner, { budget: loopTurns }, pool);
     },
     release: (chunk: Uint8Array) => {
