@@ -15,6 +15,7 @@
 #include "executor-addon.h"
 #include "inherited-env.h"
 #include "js-strings.h"
+#include "malloc-tune.h"
 #include "scrape-lines-addon.h"
 #include "spawn.h"
 #include "watch.h"
@@ -209,6 +210,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["execCancel"] = Napi::Function::New(env, ExecCancel, "execCancel");
   exports["execStats"] = Napi::Function::New(env, ExecStats, "execStats");
   exports["scrapeLines"] = Napi::Function::New(env, ScrapeLines, "scrapeLines");
+  exports["mmapThreshold"] = Napi::Function::New(env, MmapThreshold, "mmapThreshold");
   exports["steps"] = steps;
   exports["envLocked"] = Napi::Boolean::New(env, EnvLocked());
   return exports;

@@ -24,6 +24,7 @@
         "scrape-lines.c",
         "scrape-number.c",
         "scrape-lines-addon.cc",
+        "malloc-tune.cc",
         "addon.cc"
       ],
       "include_dirs": [

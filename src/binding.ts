@@ -125,6 +125,13 @@ export interface NativeBinding {
     columns: readonly [Float64Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Float64Array],
     segments: readonly Uint8Array[], ends: readonly Uint32Array[], state: Float64Array, out: Uint8Array,
   ): number;
+  /**
+   * mallopt(M_MMAP_THRESHOLD, bytes): glibc's malloc maps every block of
+   * `bytes` or more on its own and unmaps it when freed, and no longer
+   * moves the threshold. Process-wide. true when glibc took it; false
+   * without glibc. TypeError unless a whole number 0 … 2^31 - 1.
+   */
+  mmapThreshold(bytes: number): boolean;
   /** Names of noshell_step_t values, by index. */
   readonly steps: readonly string[];
   /**

@@ -7,6 +7,7 @@ import { AppliedChecks } from './checks-reload';
 import { sameDefinition } from './same-definition';
 import { LineBatch } from './line-batch';
 import { loadRunChecks, onReload } from './run-reload';
+import { fixMmapThreshold } from '../malloc-threshold';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
 import { createRunnerSource } from '../metrics/runner-source';
 import { usageOf } from './help';
@@ -75,6 +76,8 @@ interface RunFlags {
 
 async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void, err: (s: string) => void): Promise<number> {
   const { format, port, host, concurrency, allowRoot, checkOnly } = flags;
+  // A daemon's process: freed blocks of 1 MiB and more go back to the system (src/malloc-threshold.ts).
+  if (!checkOnly) fixMmapThreshold();
   // Bad files are TypeErrors: the CLI prints them and exits 2.
   const config = await loadRunChecks(file, allowRoot);
   for (const w of config.warnings) err(`${checkOnly ? '' : 'noshell run: '}${w}\n`);
