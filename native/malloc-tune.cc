@@ -1,11 +1,12 @@
-// mmapThreshold(bytes): glibc's malloc gives every block of `bytes` or more
-// a mapping of its own, unmapped when it is freed. By default the threshold
-// follows the blocks freed (up to 32 MiB), so blocks of a few MiB come from
-// the heap, and a freed one left between blocks still in use stays resident:
-// at 100,000 checks `noshell run` held ~23 MiB of such free heap (issue 19).
-// Setting it also stops glibc moving it. Process-wide: called only by
-// commands that own their process, never on load. Gives true when glibc took
-// the value; false without glibc (nothing done).
+// mmapThreshold(bytes): glibc's malloc gives a block of `bytes` or more that
+// no free chunk of its heap can serve a mapping of its own, unmapped when it
+// is freed. By default the threshold follows the blocks freed (up to 32 MiB),
+// so blocks of a few MiB come from the heap, and a freed one left between
+// blocks still in use stays resident: at 100,000 checks `noshell run` held
+// ~23 MiB of such free heap (issue 19). Setting it also stops glibc moving
+// it. Process-wide: called only by commands that own their process, never
+// on load. Gives true when glibc took the value; false without glibc
+// (nothing done).
 #include "malloc-tune.h"
 
 #if defined(__GLIBC__)

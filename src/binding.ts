@@ -126,9 +126,9 @@ export interface NativeBinding {
     segments: readonly Uint8Array[], ends: readonly Uint32Array[], state: Float64Array, out: Uint8Array,
   ): number;
   /**
-   * mallopt(M_MMAP_THRESHOLD, bytes): glibc's malloc maps every block of
-   * `bytes` or more on its own and unmaps it when freed, and no longer
-   * moves the threshold. Process-wide. true when glibc took it; false
+   * mallopt(M_MMAP_THRESHOLD, bytes): glibc's malloc maps a block of
+   * `bytes` or more that no free heap chunk can serve on its own and
+   * unmaps it when freed, and no longer moves the threshold. Process-wide. true when glibc took it; false
    * without glibc. TypeError unless a whole number 0 … 2^31 - 1.
    */
   mmapThreshold(bytes: number): boolean;

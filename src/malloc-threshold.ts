@@ -6,17 +6,25 @@
 // scraped three times, held 61 MiB of heap of which malloc_trim() gave back
 // 23; with the threshold fixed at 1 MiB its RSS was 337 MiB against 380.
 // Process-wide, so it is set by commands that own their process (never by
-// the library on load), and not where the environment sets it already.
+// the library on load), and not where the environment tunes it already.
 import { binding } from './binding';
 
 /** What `noshell run` fixes it at: its scrape chunks are 1 MiB (pooled), its columns MiB each at 100,000 checks. */
 export const RUN_MMAP_THRESHOLD = 1024 * 1024;
 
-/** Whether the environment sets glibc's threshold (GLIBC_TUNABLES' glibc.malloc.mmap_threshold, or MALLOC_MMAP_THRESHOLD_). */
+/**
+ * glibc's settings from the environment that fix its threshold: the
+ * threshold itself, and the three that freeze it at its default (128 KiB)
+ * when set. Old-style variables (a trailing underscore) and tunables.
+ */
+const FIXING_VARS = ['MALLOC_MMAP_THRESHOLD_', 'MALLOC_TRIM_THRESHOLD_', 'MALLOC_TOP_PAD_', 'MALLOC_MMAP_MAX_'];
+const FIXING_TUNABLES = ['glibc.malloc.mmap_threshold=', 'glibc.malloc.trim_threshold=', 'glibc.malloc.top_pad=', 'glibc.malloc.mmap_max='];
+
+/** Whether the environment fixes glibc's threshold (FIXING_VARS, or one of FIXING_TUNABLES in GLIBC_TUNABLES): then it is the user's. */
 export function envSetsMmapThreshold(env: NodeJS.ProcessEnv): boolean {
-  if (env.MALLOC_MMAP_THRESHOLD_ !== undefined) return true;
+  if (FIXING_VARS.some((v) => env[v] !== undefined)) return true;
   // name=value pairs separated by colons.
-  return (env.GLIBC_TUNABLES ?? '').split(':').some((pair) => pair.startsWith('glibc.malloc.mmap_threshold='));
+  return (env.GLIBC_TUNABLES ?? '').split(':').some((pair) => FIXING_TUNABLES.some((t) => pair.startsWith(t)));
 }
 
 /** Fixes glibc's threshold at `bytes` unless the environment sets it; true when it was set here (false too without glibc). */
