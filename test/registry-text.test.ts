@@ -47,6 +47,30 @@ describe('registryText', () => {
     expect(free.nexts).toBe(0);
   });
 
+  it('a metric removed from the registry, or renamed by an OpenMetrics registry, during the render is in the text as registry.metrics() would have it', async () => {
+    const registry = fixed();
+    const open = new Registry(Registry.OPENMETRICS_CONTENT_TYPE);
+    const jobs = registry.getSingleMetric('jobs_total')!;
+    open.registerMetric(jobs as Counter);
+    const whole = await registry.metrics();
+    let turns = 0;
+    const changing = {
+      due: true,
+      async next() {
+        await new Promise<void>((r) => setImmediate(r));
+        if (++turns === 1) {
+          // While the render waits: one metric removed, and the counter renamed in place (OpenMetrics drops _total).
+          registry.removeSingleMetric('depth');
+          await open.metrics();
+        }
+      },
+    };
+    const text = await registryText(registry, changing);
+    expect(jobs.name).toBe('jobs');
+    expect(text).toBe(whole.replace('# HELP jobs_total', '# HELP jobs').replace('# TYPE jobs_total', '# TYPE jobs').replaceAll('\njobs_total{', '\njobs{'));
+    expect(text).toContain('# TYPE depth gauge');
+  });
+
   it('an empty registry gives what registry.metrics() gives', async () => {
     const registry = new Registry();
     expect(await registryText(registry, budget(true))).toBe(await registry.metrics());
