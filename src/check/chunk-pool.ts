@@ -5,7 +5,7 @@
 
 /**
  * Buffers kept for reuse at most: the chunks a render has out at once (8
- * past its slowest reader, the one being filled, and some). They stay
+ * with one reader, the one being filled among them), and some. They stay
  * between scrapes, so each is a MiB of the process's resident memory.
  */
 const MAX_FREE = 12;
