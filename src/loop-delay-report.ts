@@ -18,7 +18,9 @@
 // machine). Where the kernel keeps scheduler figures, each tick also reads
 // the thread's time waiting for a CPU (/proc/thread-self/schedstat, one
 // pread), and the window reports the longest tick delay less its wait too:
-// the loop's longest block of its own.
+// the loop's longest block of its own. Time the thread sleeps rather than
+// waits (a lock, joining V8's collection helpers while they wait for a CPU)
+// counts as its own.
 import { closeSync, openSync, readSync } from 'node:fs';
 
 export const LOOP_DELAY_ENV = 'NOSHELL_LOOP_DELAY_REPORT';
