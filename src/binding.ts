@@ -128,8 +128,9 @@ export interface NativeBinding {
   /**
    * mallopt(M_MMAP_THRESHOLD, bytes): glibc's malloc maps a block of
    * `bytes` or more that no free heap chunk can serve on its own and
-   * unmaps it when freed, and no longer moves the threshold. Process-wide. true when glibc took it; false
-   * without glibc. TypeError unless a whole number 0 … 2^31 - 1.
+   * unmaps it when freed, and no longer moves the threshold.
+   * Process-wide. true when glibc took it; false without glibc.
+   * TypeError unless a whole number 0 … 2^31 - 1.
    */
   mmapThreshold(bytes: number): boolean;
   /** Names of noshell_step_t values, by index. */

@@ -3,11 +3,11 @@
 import { CheckRunner, type CheckRunResult } from '../check/runner';
 import { configureRunnerMetrics, type RunnerMetricsOptions } from '../check/metrics-state';
 import { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from '../check/perfdata-limit';
+import { fixMmapThreshold } from '../malloc-threshold';
 import { AppliedChecks } from './checks-reload';
 import { sameDefinition } from './same-definition';
 import { LineBatch } from './line-batch';
 import { loadRunChecks, onReload } from './run-reload';
-import { fixMmapThreshold } from '../malloc-threshold';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
 import { createRunnerSource } from '../metrics/runner-source';
 import { usageOf } from './help';
