@@ -10,28 +10,41 @@ const asDef = (x: object) => x as unknown as CheckDefinition;
 
 describe('definitionHash', () => {
   it('equal for equal texts, different for different ones, an integer of at most 53 bits', () => {
-    // Definitions as a file gives them: strings (any code units), finite numbers, booleans, arrays, nested objects.
+    // Strings of the code units JSON escapes and that spell a null, so that one may look like a null value.
+    const tricky = fc.array(fc.constantFrom('"', '\\', 'null', 'n', ':', ',', '[', '{', 'x'), { maxLength: 8 }).map((a) => a.join(''));
+    // Definitions as a file gives them: strings (any code units), finite numbers, booleans, arrays, nested
+    // objects; and now and then a value JSON writes as null (null, NaN, ±Infinity).
     const value = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, fc.string({ unit: 'binary' }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(),
-        fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.string(), tie('v'), { maxKeys: 3 })),
+      v: fc.oneof({ depthSize: 'small' }, fc.string({ unit: 'binary' }), tricky, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(),
+        fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.oneof(fc.string(), tricky), tie('v'), { maxKeys: 3 }),
+        fc.constantFrom(null, NaN, Infinity, -Infinity)),
     })).v;
     const def = fc.dictionary(fc.string(), value, { maxKeys: 6 });
     // Pairs that differ by little: a copy with one value changed, or one key more.
     // One in ten a string value with a null in its text.
     const pair = fc.oneof(fc.tuple(def, def), fc.tuple(def, def).map(([a, b]) => [{ ...a, s: 'x:null' }, b] as const), def.chain((d) => fc.tuple(fc.constant(d), fc.tuple(fc.string(), value).map(([k, v]) => ({ ...d, [k]: v })))));
+    // Whether JSON writes a null for the value or any value inside it.
+    const holdsNull = (v: unknown): boolean =>
+      v === null || (typeof v === 'number' && !Number.isFinite(v)) || (typeof v === 'object' && Object.values(v).some(holdsNull));
+    let nulls = 0;
+    let texts = 0;
     fc.assert(fc.property(pair, ([a, b]) => {
       const [ha, hb] = [definitionHash(asDef(a)), definitionHash(asDef(b))];
       for (const [h, d] of [[ha, a], [hb, b]] as const) {
-        // NaN only for a text with a null in it (here: a string value that contains one).
-        const looksNull = [':null', '[null', ',null'].some((t) => JSON.stringify(d).includes(t));
-        expect(Number.isNaN(h)).toBe(looksNull);
-        if (!looksNull) {
+        // NaN exactly where JSON writes a null: not for a string that only spells one.
+        expect(Number.isNaN(h)).toBe(holdsNull(d));
+        if (holdsNull(d)) nulls++;
+        else {
+          if (JSON.stringify(d).includes('null')) texts++;
           expect(Number.isSafeInteger(h)).toBe(true);
           expect(h).toBeGreaterThanOrEqual(0);
         }
       }
       if (!Number.isNaN(ha) && !Number.isNaN(hb)) expect(ha === hb).toBe(JSON.stringify(a) === JSON.stringify(b));
     }), { numRuns: 2000 });
+    // Both kinds came up often enough to mean something.
+    expect(nulls).toBeGreaterThan(100);
+    expect(texts).toBeGreaterThan(100);
   });
 
   it('one code unit changed anywhere in 100,000 definitions of one shape: 100,000 hashes, all different', () => {
@@ -53,9 +66,13 @@ describe('definitionHash', () => {
 
   it('NaN (never equal: compared in full) where JSON would write null: NaN, ±Infinity, and null itself', () => {
     for (const x of [NaN, Infinity, -Infinity, null, [1, null], { a: null }]) expect(definitionHash(asDef({ id: 'a', x }))).toBeNaN();
-    // A text that only looks like one costs a full comparison, nothing more.
-    expect(definitionHash(asDef({ id: 'a', command: 'x >/dev/null,null' }))).toBeNaN();
-    expect(definitionHash(asDef({ id: 'a', command: 'x >/dev/null' }))).not.toBeNaN();
+    // A string that spells one, even after an escaped quote or backslash, is a string; a key too.
+    for (const command of ['x >/dev/null,null', 'x >/dev/null', 'a:null', '[null]', '\\",null', '\\\\', '"null"']) {
+      expect(definitionHash(asDef({ id: 'a', command }))).not.toBeNaN();
+    }
+    expect(definitionHash(asDef({ id: 'a', null: 1, n: 'null' }))).not.toBeNaN();
+    // A null value after such strings is still one.
+    expect(definitionHash(asDef({ id: 'a\\"', command: '\\', x: [null] }))).toBeNaN();
     // Left out, as sameDefinition leaves it out.
     expect(definitionHash(asDef({ id: 'a', x: undefined }))).toBe(definitionHash(asDef({ id: 'a' })));
   });

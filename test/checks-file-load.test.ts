@@ -130,18 +130,28 @@ describe('loadChecks knowing the last load', () => {
     expect(loadChecks(write({ ...ctx, macros: { USER1: '/opt' }, checks: next }), again.known).skipped).toBe(0);
   });
 
-  it('a known check given twice is still a duplicate id; a check whose text holds a null is never taken as known', () => {
+  it('a known check given twice is still a duplicate id; a null in a string\'s text is text, a null value is never taken as known', () => {
     const c = { id: 'x', command: '/bin/true', interval: '1m' };
     const once = loadChecks(write({ checks: [c] }), null);
     const file = write({ checks: [c, c] });
     expect(() => loadChecks(file, once.known)).toThrow(`${file}: invalid checks file:\n  checks[1] (id "x"): field "id": the same id as checks[0]`);
-    // Its text (`"x >/dev/null,null"`) could hide a NaN: it has no hash, and is validated at every load.
-    const checks = [c, { id: 'n', command: 'x >/dev/null,null', interval: '1m' }];
-    const first = loadChecks(write({ checks }), null);
-    expect(first.known.raw[1]).toBeNaN();
-    const again = loadChecks(write({ checks }), first.known);
-    expect(again.skipped).toBe(1);
+    // `"x >/dev/null,null"` is a string: the check has its hash and is known at the next load; so are
+    // the checks of a file whose macros and defaults spell a null (each was validated at every load before).
+    const ctx = { macros: { USER1: '/usr/lib/nagios/plugins', USER2: 'a,null:[null' }, defaults: { interval: '1m', env: { X: '>/dev/null,null' } } };
+    const checks = [c, { id: 'n', command: 'x >/dev/null,null', interval: '1m' }, { id: 'm', command: ['$USER1$/check_dummy', '0', '$USER2$'] }];
+    const first = loadChecks(write({ ...ctx, checks }), null);
+    expect(first.known.context).not.toBeNaN();
+    expect(first.known.raw[1]).not.toBeNaN();
+    const again = loadChecks(write({ ...ctx, checks }), first.known);
+    expect(again.skipped).toBe(3);
     expect(whole(again)).toEqual(whole(first));
+    expect(again.check(2).definition.command).toEqual(['/usr/lib/nagios/plugins/check_dummy', '0', 'a,null:[null']);
+    expect(again.check(2).definition.env).toEqual({ X: '>/dev/null,null' });
+    // A null value has no hash: such a check is validated at every load (here: refused every time, known or not).
+    const bad = write({ checks: [c, { id: 'v', command: '/bin/true', timeout: null }] });
+    const refused = attempt(bad, null);
+    expect(refused).toHaveProperty('error');
+    expect(attempt(bad, first.known)).toEqual(refused);
   });
 
   it('a known check that does not expand to the definition its hash stood for: StaleKnown when it is asked for', () => {

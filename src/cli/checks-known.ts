@@ -42,7 +42,7 @@ export function jsonText(data: unknown): string | null {
   }
 }
 
-/** The hash a KnownChecks keys a parsed value by: NaN where it has no JSON text or its text holds a null. */
+/** The hash a KnownChecks keys a parsed value by: NaN where it has no JSON text or it holds a null value. */
 export function parsedHash(data: unknown): number {
   const text = jsonText(data);
   return text === null ? NaN : textHash(text);
