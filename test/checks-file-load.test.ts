@@ -154,6 +154,33 @@ describe('loadChecks knowing the last load', () => {
     expect(attempt(bad, first.known)).toEqual(refused);
   });
 
+  it('unkeyed (noshell run --check): the same checks, pairs and errors, nothing hashed and nothing taken as known', () => {
+    const ctx = { macros: { USER1: '/usr/lib/nagios/plugins' }, defaults: { interval: '1m' } };
+    const checks = Array.from({ length: 50 }, (_, i) => ({ id: `c${i}`, command: ['$USER1$/check_dummy', '0', `v${i}`], user: i % 2 === 0 ? 'nobody' : 65534 }));
+    const file = write({ ...ctx, checks });
+    const keyed = loadChecks(file, null);
+    const unkeyed = loadChecks(file, keyed.known, undefined, false);
+    expect(unkeyed.skipped).toBe(0);
+    const a = whole(keyed);
+    const b = whole(unkeyed);
+    expect(b.hashes.every(Number.isNaN)).toBe(true);
+    expect(b.known.raw.every(Number.isNaN)).toBe(true);
+    expect(b.known.defs.every(Number.isNaN)).toBe(true);
+    expect(a.hashes.some(Number.isNaN)).toBe(false);
+    // Sizes come from the definitions when asked for.
+    expect({ ...b, hashes: a.hashes, known: a.known }).toEqual(a);
+    // The same refusal, word for word.
+    const bad = write({ ...ctx, checks: [...checks, checks[3]] });
+    expect(attempt(bad, null)).toEqual((() => {
+      try {
+        loadChecks(bad, null, undefined, false);
+      } catch (e) {
+        return { error: (e as Error).message };
+      }
+      return { loaded: null };
+    })());
+  });
+
   it('a known check that does not expand to the definition its hash stood for: StaleKnown when it is asked for', () => {
     const checks = [{ id: 'a', command: '/bin/true', interval: '1m' }, { id: 'b', command: '/bin/false', interval: '1m' }];
     const file = write({ checks });

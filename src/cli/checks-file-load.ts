@@ -39,8 +39,13 @@ function nameOf(x: unknown): string | undefined {
 /**
  * Reads (unless given what was read) and validates `file`; a TypeError
  * naming the file, check and field on any problem, as loadChecksFile().
+ * `keyed` false: no check's text or definition is hashed (each hash NaN:
+ * known as nothing, compared by its definition), for a load that is not
+ * applied and learns nothing for the next (`noshell run --check`).
  */
-export function loadChecks(file: string, known: KnownChecks | null | undefined, read: ChecksBytes = readChecksBytes(file)): LoadedChecks {
+export function loadChecks(
+  file: string, known: KnownChecks | null | undefined, read: ChecksBytes = readChecksBytes(file), keyed = true,
+): LoadedChecks {
   const data = parseChecksBytes(file, read);
   const top = v.safeParse(checksFileShell, data);
   // Anything the shell refuses the whole schema refuses: its message lists every problem.
@@ -65,7 +70,7 @@ export function loadChecks(file: string, known: KnownChecks | null | undefined, 
   let skipped = 0;
   for (let i = 0; i < n; i++) {
     const r = raws[i];
-    const text = jsonText(r);
+    const text = keyed ? jsonText(r) : null;
     raw[i] = text === null ? NaN : textHash(text);
     const def = previous?.get(raw[i]);
     let parsed: CheckData | undefined;
@@ -99,6 +104,10 @@ export function loadChecks(file: string, known: KnownChecks | null | undefined, 
     checks[i] = made;
     users[i] = made.user;
     groups[i] = made.group;
+    if (!keyed) {
+      defs[i] = NaN;
+      continue;
+    }
     const defText = JSON.stringify(made.definition);
     defs[i] = textHash(defText);
     sizes[i] = defText.length;

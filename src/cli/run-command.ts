@@ -82,7 +82,7 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   // Let go of once applied (set to null below): this frame lives as long as the process, and its
   // suspended frame kept the load's lists of every check's definition and identity (two arrays of
   // 10,000 in a heap snapshot at 10,000 checks; ~1.6 MB at 100,000).
-  let config: RunChecks | null = await loadRunChecks(file, allowRoot);
+  let config: RunChecks | null = await loadRunChecks(file, allowRoot, { keyed: !checkOnly });
   for (const w of config.warnings) err(`${checkOnly ? '' : 'noshell run: '}${w}\n`);
   if (checkOnly) {
     err(`${file}: valid, ${config.checks.ids.length} checks\n`);

@@ -41,10 +41,12 @@ export async function loadRunChecks(
     known?: KnownChecks | null;
     /** The last load (RunChecks.last), kept: off the thread, bytes that are its bytes are not parsed again. */
     last?: LastLoad | null;
+    /** false: a load that is not applied (`--check`); its checks are not hashed (loadChecks). */
+    keyed?: boolean;
   } = {},
 ): Promise<RunChecks> {
-  const { signal, applied, lookup, known = null, last = null } = load;
-  const source = load.offThread === true ? await openChecksFileOffThread(file, signal, known, last) : localChecksSource(loadChecks(file, known));
+  const { signal, applied, lookup, known = null, last = null, keyed = true } = load;
+  const source = load.offThread === true ? await openChecksFileOffThread(file, signal, known, last) : localChecksSource(loadChecks(file, known, undefined, keyed));
   try {
     const stopped = () => {
       if (signal?.aborted === true) throw new LoadAborted(`${file}: load aborted`);
