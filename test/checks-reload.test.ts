@@ -145,7 +145,7 @@ describe('AppliedChecks: a reload of thousands of checks', () => {
     expect(runner.removed).toEqual([]);
     // A definition given under its applied key is still compared: the key stands in only for one left out.
     expect(() => applied.apply({ ...keys(first), defs: [def(1), { ...def(2), interval: -1 }, def(3)] })).toThrow(TypeError);
-    // No hash (NaN: a definition with a null in its text): compared in full each time, and never applied by key.
+    // No hash (NaN: a definition with a null value in its text): compared in full each time, and never applied by key.
     const unhashed = { ...keys(first), hashes: [NaN, NaN, NaN] };
     expect([...await applied.wanted(unhashed)]).toEqual([0, 1, 2]);
     expect(applied.apply({ ...unhashed, defs: first })).toEqual({ added: [], removed: [], changed: [], unchanged: 3 });
