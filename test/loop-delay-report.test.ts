@@ -70,14 +70,16 @@ describe('loop-delay report', () => {
     const dist = path.join(__dirname, '..', 'dist', 'loop-delay-report.js');
     expect(existsSync(dist)).toBe(true);
     const script = `const r = require(${JSON.stringify(dist)}).startLoopDelayReport(100, (l) => process.stdout.write(l));
-      setTimeout(() => process.stdout.write('ready\\n'), 200); setTimeout(() => r.stop(), 2500);`;
+      setTimeout(() => process.stdout.write('ready\\n'), 200); process.stdin.on('end', () => r.stop()).resume();`;
     const started: ChildProcess[] = [];
     const gone = (c: ChildProcess) => c.exitCode !== null || c.signalCode !== null;
     // Whatever happens, nothing is left running: a busy loop left would hold a CPU.
     const guard = setTimeout(() => started.forEach((c) => gone(c) || c.kill('SIGKILL')), 20_000);
     try {
-      const idle = spawn('taskset', ['-c', '0', 'nice', '-n', '19', process.execPath, '--single-threaded', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const idle = spawn('taskset', ['-c', '0', 'nice', '-n', '19', process.execPath, '--single-threaded', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
       started.push(idle);
+      // If it is gone before we end its input, its exit code below says why; EPIPE adds nothing.
+      idle.stdin!.on('error', () => {});
       const exited = new Promise((r) => idle.on('exit', r));
       let out = '';
       await new Promise<void>((resolve) => idle.stdout!.on('data', (d: Buffer) => {
@@ -89,9 +91,16 @@ describe('loop-delay report', () => {
       await sleep(1500);
       const loadTo = Date.now();
       for (const c of started.slice(1)) c.kill('SIGKILL');
+      // Stopped by us once the CPU is free again, so the window in which the load ended is written
+      // however few turns the report got meanwhile.
+      await sleep(300);
+      idle.stdin!.end();
       expect(await exited).toBe(0);
-      const late = out.split('\n').map(parseLoopDelayLine).filter((w) => w !== null && Date.parse(w.time) > loadFrom + 100 && Date.parse(w.time) <= loadTo) as LoopDelayWindow[];
-      expect(late.length).toBeGreaterThan(3);
+      // The windows that overlap the load. At nice 19 against two nice-0 loops the report gets under
+      // 1 % of that CPU, so how many windows those are is the scheduler's choice: 4-5 here on an
+      // idle machine, 3 in a CI run beside other test files, 1 with two more loops on that CPU.
+      const late = out.split('\n').map(parseLoopDelayLine).filter((w) => w !== null && Date.parse(w.time) > loadFrom + 100 && Date.parse(w.time) - w.windowMs < loadTo) as LoopDelayWindow[];
+      expect(late.length, out).toBeGreaterThan(0);
       const worst = late.reduce((a, w) => (w.maxMs > a.maxMs ? w : a));
       // Kept off its CPU: long delays, most of them waiting, little of them its own.
       expect(worst.maxMs).toBeGreaterThan(5);
