@@ -1,6 +1,7 @@
 // noshell gearman-worker: the C mod_gearman_worker's options and worker.conf,
 // running checks through noshell.
 import { GearmanWorker } from '../gearman/worker';
+import { fixMmapThreshold } from '../malloc-threshold';
 import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
 import { metricsListenError } from './metrics-listen-error';
 import { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs } from './gearman-worker-args';
@@ -27,6 +28,9 @@ export async function gearmanWorkerCommand(args: string[], out: (s: string) => v
     return 0;
   }
   refuseRoot(cfg.allowRoot);
+  // A daemon's process: a job's packet of up to 16 MiB, freed, leaves its resident memory
+  // (src/malloc-threshold.ts).
+  fixMmapThreshold();
   const logFile = new LogFile(cfg.logfile, err);
   let debug = cfg.debug;
   const log = (level: 'error' | 'info' | 'debug', msg: string) => {
