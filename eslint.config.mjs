@@ -62,7 +62,7 @@ export default tseslint.config(
   },
   {
     // Tests, scripts and this config: not type-checked anywhere, so no type-aware rules.
-    files: ['test/**/*.{ts,mts,cts,js,mjs}', 'scripts/**/*.{js,mjs}', '*.{mjs,mts}'],
+    files: ['test/**/*.{ts,mts,cts,js,mjs}', 'scripts/**/*.{js,mjs}', '.ci/*.mjs', '*.{mjs,mts}'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
     plugins: { regexp },
     rules: {
