@@ -8,6 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import { localBuildPath } from '../binding-load-error';
+import { quoteArg } from '../command/shell-option';
+import { untrustedFile } from '../fs-trust';
 
 export const buildAddonUsage = 'noshell build-addon [-- NODE-GYP-ARGS...]';
 
@@ -25,35 +27,66 @@ function executable(file: string): boolean {
   }
 }
 
+/**
+ * `name` on PATH. Only absolute PATH entries: an empty or relative one ("", ".",
+ * "bin") is the working directory or below it, which may be anyone's (a /tmp).
+ */
 function onPath(name: string, env: NodeJS.ProcessEnv): string | undefined {
   if (name.includes('/')) return executable(name) ? name : undefined;
   for (const dir of (env.PATH ?? '').split(':')) {
-    if (dir === '') continue;
+    if (!path.isAbsolute(dir)) continue;
     const file = path.join(dir, name);
     if (executable(file)) return file;
   }
   return undefined;
 }
 
-/** node-gyp as `[command, ...args]`: the package managers' own copy first, then one on PATH. */
-export function findNodeGyp(env: NodeJS.ProcessEnv): string[] | undefined {
+/** node-gyp as a command, or why none was taken. */
+export interface NodeGypChoice {
+  /** `[command, ...args]`, or undefined when none was found or none could be trusted. */
+  command: string[] | undefined;
+  /** A line for each copy passed over: it lies where others could have put or changed it. */
+  refused: string[];
+}
+
+/**
+ * node-gyp as `[command, ...args]`: the one npm names (npm_config_node_gyp, set
+ * by npm exec/npx), npm's own copy beside the running node, the package's own
+ * dependency, then one on PATH. Never one found from the working directory
+ * (run as root in /tmp, /tmp/node_modules/node-gyp is whatever another user
+ * put there), and none whose file or any directory above it someone other
+ * than us or root may change (fs-trust.ts): a package installed under a
+ * shared directory resolves through that directory's node_modules too.
+ */
+export function findNodeGyp(env: NodeJS.ProcessEnv): NodeGypChoice {
   const scripts = [
     env.npm_config_node_gyp,
     // npm ships node-gyp; npx/npm exec set npm_config_node_gyp, a plain shell does not.
     path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
   ];
-  for (const from of [ROOT, process.cwd()]) {
-    try {
-      scripts.push(require.resolve('node-gyp/bin/node-gyp.js', { paths: [from] }));
-    } catch {
-      // not installed there
-    }
+  try {
+    scripts.push(require.resolve('node-gyp/bin/node-gyp.js', { paths: [ROOT] }));
+  } catch {
+    // not a dependency here
   }
+  const refused: string[] = [];
+  const trusted = (file: string): boolean => {
+    let why: string | null;
+    try {
+      why = untrustedFile(path.resolve(file));
+    } catch (e) {
+      why = (e as Error).message;
+    }
+    if (why !== null) refused.push(`${file}: ${why}`);
+    return why === null;
+  };
   for (const script of scripts) {
-    if (script !== undefined && script !== '' && existsSync(script)) return [process.execPath, script];
+    if (script === undefined || script === '' || !path.isAbsolute(script) || !existsSync(script)) continue;
+    if (trusted(script)) return { command: [process.execPath, script], refused };
   }
   const bin = onPath('node-gyp', env);
-  return bin === undefined ? undefined : [bin];
+  if (bin !== undefined && trusted(bin)) return { command: [bin], refused };
+  return { command: undefined, refused };
 }
 
 /** What node-gyp needs that is not there, each with what provides it. */
@@ -111,13 +144,15 @@ export function buildAddonCommand(args: string[], out: Write, err: Write, env: N
       'Alpine: apk add build-base python3\n');
     return 1;
   }
-  const gyp = findNodeGyp(env);
+  const { command: gyp, refused } = findNodeGyp(env);
+  for (const line of refused) err(`noshell build-addon: not running ${line}\n`);
   if (gyp === undefined) {
     err('noshell build-addon: node-gyp not found (npm ships it; otherwise: npm install -g node-gyp)\n');
     return 1;
   }
-  out(`noshell build-addon: building ${localBuildPath(ROOT)} with ${gyp.at(-1)}\n`);
-  const built = spawnSync(gyp[0], [...gyp.slice(1), 'rebuild', '--directory', native, ...extra], {
+  const argv = [...gyp, 'rebuild', '--directory', native, ...extra];
+  out(`noshell build-addon: building ${localBuildPath(ROOT)}: ${argv.map(quoteArg).join(' ')}\n`);
+  const built = spawnSync(argv[0], argv.slice(1), {
     env: gypEnv(env), stdio: ['ignore', 'inherit', 'inherit'],
   });
   if (built.error !== undefined || built.status !== 0) {
