@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildAddonCommand } from './cli/build-addon';
 import { asksForHelp, commandHelp, findCommand, overview } from './cli/help';
+import { holdStartSignals } from './cli/start-signals';
 
 // A hung-up terminal or a closed pipe (EIO, EPIPE) must not crash us
 // before our children are stopped: output is lost, the stop goes on.
@@ -42,6 +43,9 @@ async function dispatch(argv: string[]): Promise<number> {
     return 0;
   }
   if (cmd === 'build-addon') return buildAddonCommand(rest, out, err);
+  // A daemon starting: SIGHUP/SIGINT/SIGTERM are held from here, before its code
+  // loads, until it has its own handlers (cli/start-signals.ts).
+  if (cmd === 'gearman-worker' || (cmd === 'run' && !rest.includes('--check'))) holdStartSignals();
   const { main } = await import('./cli/main');
   return main(argv);
 }

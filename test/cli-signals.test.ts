@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, readPid, waitFor } from './helpers';
+import { catches, isAlive, readPid, waitFor } from './helpers';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 let tmp: string;
@@ -188,4 +188,51 @@ describe('noshell run stops running checks when it is stopped', () => {
     expect(ms).toBeGreaterThanOrEqual(7000);
     expect(ms).toBeLessThan(20_000);
   });
+});
+
+// Node leaves a signal at its default until a listener is added: SIGHUP during
+// the start (a `systemctl reload`, logrotate) ended noshell run with 129 and no
+// word, and systemd took that as a clean exit. Now the CLI holds the signals
+// from before the command loads. The start's load of 30,000 checks takes a
+// second or more: the signal is sent as soon as the process catches it, well
+// inside that load.
+describe('noshell run: signals during the start', () => {
+  const CHECK_DUMMY = '/usr/lib/nagios/plugins/check_dummy';
+  function bigFile(): string {
+    const file = path.join(tmp, `big-${seq++}.json`);
+    const checks = Array.from({ length: 30_000 }, (_, i) => ({ id: `c${i}`, command: [CHECK_DUMMY, '0', `ok ${i}`], interval: '1h' }));
+    writeFileSync(file, JSON.stringify({ checks }));
+    return file;
+  }
+
+  it.skipIf(!existsSync(CHECK_DUMMY))('a SIGHUP during the start is not fatal: it reloads once started', async () => {
+    const run = start(process.execPath, [CLI, 'run', '--allow-root', bigFile()]);
+    expect(await waitFor(() => catches(run.child.pid!, SIGNO.SIGHUP), 10_000), 'SIGHUP caught').toBe(true);
+    expect(run.stderr()).not.toContain('checks from');
+    run.child.kill('SIGHUP');
+    expect(await waitFor(() => run.stderr().includes('reloaded'), 30_000), run.stderr()).toBe(true);
+    expect(run.stderr()).toContain('noshell run: 30000 checks from');
+    expect(run.stderr()).toContain('noshell run: SIGHUP during the start, reloading');
+    expect(run.stderr()).toContain('0 added, 0 removed, 0 changed, 30000 unchanged');
+    expect(run.child.exitCode).toBe(null);
+    run.child.kill('SIGTERM');
+    const { code, signal } = await run.exited;
+    expect({ code, signal }).toEqual({ code: 128 + SIGNO.SIGTERM, signal: null });
+  });
+
+  it.skipIf(!existsSync(CHECK_DUMMY)).each(['SIGTERM', 'SIGINT'] as const)(
+    'a %s during the start ends the load and exits 128+N with a line, before any check ran',
+    async (sig) => {
+      const run = start(process.execPath, [CLI, 'run', '--allow-root', bigFile()]);
+      // Node itself catches SIGINT and SIGTERM from its start (to restore the terminal, then die
+      // of them): SIGHUP is the sign that noshell's handlers, all three at once, are in.
+      expect(await waitFor(() => catches(run.child.pid!, SIGNO.SIGHUP), 10_000), 'SIGHUP caught').toBe(true);
+      expect(run.stderr()).not.toContain('checks from');
+      run.child.kill(sig);
+      const { code, signal } = await run.exited;
+      expect({ code, signal }).toEqual({ code: 128 + SIGNO[sig], signal: null });
+      expect(run.stderr()).toContain(`noshell run: ${sig} during the start, stopped before any check ran`);
+      expect(run.stdout()).toBe('');
+    },
+  );
 });

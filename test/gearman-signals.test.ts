@@ -3,6 +3,8 @@
 // and the impatient second one, and a storm of all of them. The worker must
 // live through SIGHUP, finish what runs, deliver every result and leave no
 // plugin behind.
+import { execFileSync } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +15,7 @@ import { PacketType as T } from '../src/gearman/packet';
 import { waitUntil } from './fixtures/gearman/harness';
 import { HostileGearmand } from './fixtures/gearman/hostile-gearmand';
 import { WorkerProcess } from './fixtures/gearman/worker-process';
-import { isAlive } from './helpers';
+import { catches, isAlive } from './helpers';
 
 const KEY = 'signals-key';
 const codec = createPayloadCodec({ key: KEY });
@@ -93,6 +95,32 @@ describe('noshell gearman-worker and signals', () => {
     s.queue('host', job(pidfile, 0, 'host'));
     await waitUntil(() => s.results.length === 2, 10_000, 'a job after the failed reload');
     expect(worker.alive).toBe(true);
+  }, 60_000);
+
+  // Node leaves a signal at its default until a listener is added: a SIGHUP
+  // before the worker's handlers were in ended it with 129 and no word. Its
+  // start here is held open by a config file that is a FIFO: reading it blocks
+  // until the test writes it.
+  it('a SIGHUP during the start is not fatal: the worker starts, then reloads', async () => {
+    const fifo = path.join(tmp, 'start.fifo');
+    execFileSync('mkfifo', [fifo]);
+    srv = new HostileGearmand('normal');
+    const text = `server=${await srv.listen()}\nkey=${KEY}\nidentifier=start\n`;
+    const logfile = path.join(tmp, 'start.log');
+    worker = new WorkerProcess([`--config=${fifo}`], logfile);
+    const w = worker;
+    await waitUntil(() => catches(w.pid, 1), 10_000, 'the worker to catch SIGHUP while it reads its config');
+    w.signal('SIGHUP');
+    // The start's read; then, once the reload says it starts (before it reads), the reload's:
+    // a second writer that came earlier would have fed the start's read too.
+    await writeFile(fifo, text);
+    await waitUntil(() => /SIGHUP[^\n]*: reloading the configuration/.test(w.log()), 10_000, 'the reload');
+    await writeFile(fifo, text);
+    const s = srv;
+    await waitUntil(() => s.count(T.CAN_DO) > 0, 10_000, 'the worker to announce its queues');
+    expect(w.alive).toBe(true);
+    w.signal('SIGTERM');
+    expect(await w.exited).toEqual({ code: 0, signal: null });
   }, 60_000);
 
   it('a second SIGTERM (and a SIGINT) while stopping are absorbed: running jobs finish, results are sent, exit 0, no orphan', async () => {

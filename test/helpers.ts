@@ -69,3 +69,17 @@ export async function waitFor(cond: () => boolean, ms = 5000): Promise<boolean> 
 export function readPid(file: string): number {
   return Number(readFileSync(path.resolve(file), 'utf8').trim());
 }
+
+/** Whether process `pid` has a handler for signal number `signo` (SigCgt of /proc/PID/status): false once it is gone. */
+export function catches(pid: number, signo: number): boolean {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return false;
+  }
+  const at = status.indexOf('\nSigCgt:');
+  if (at < 0) return false;
+  const mask = BigInt(`0x${status.slice(at + 8, status.indexOf('\n', at + 1)).trim()}`);
+  return ((mask >> BigInt(signo - 1)) & 1n) === 1n;
+}

@@ -100,3 +100,36 @@ describe('noshell run output', () => {
     expect(runs.size).toBe(300);
   });
 });
+
+describe('noshell run --format text', () => {
+  // A plugin's \r overprinted a CRITICAL line with a forged OK one on a terminal,
+  // ESC[2J cleared the screen, OSC retitled the window, U+202E reversed the rest.
+  it('a plugin\'s terminal controls come out escaped: one line per result, nothing a terminal acts on', async () => {
+    const plugin = path.join(tmp, 'hostile.sh');
+    writeFileSync(plugin, "#!/bin/sh\nprintf 'CRITICAL: disk full\\rOK: all fine    \\033[2J\\033]0;owned\\007\\302\\233x \\342\\200\\256kO | v=1\\n'\nexit 2\n",
+      { mode: 0o755 });
+    const file = path.join(tmp, 'text.json');
+    writeFileSync(file, JSON.stringify({ checks: [{ id: 'disk', command: [plugin], interval: '1h' }] }));
+    const child = spawn(process.execPath, [CLI, 'run', '--allow-root', '--format', 'text', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      expect(await waitFor(() => stdout.includes('\n'), 20_000), stderr).toBe(true);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(128 + 15);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    const lines = stdout.slice(0, -1).split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('CRITICAL');
+    expect(lines[0]).toContain('CRITICAL: disk full\\x0dOK: all fine    \\x1b[2J\\x1b]0;owned\\x07\\x9bx \\u202ekO');
+    for (let i = 0; i < stdout.length - 1; i++) {
+      const c = stdout.charCodeAt(i);
+      expect(c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c <= 0x9f) && c !== 0x202e, `character ${i}: ${c.toString(16)}`).toBe(true);
+    }
+  });
+});

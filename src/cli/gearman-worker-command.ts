@@ -8,6 +8,7 @@ import { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs } from './gearman
 import { onWorkerReload } from './gearman-worker-reload';
 import { LogFile, logMessage } from './log-file';
 import { onStopSignals, type StopSignal, type StopSignals } from './stop-signals';
+import { takeStartSignals } from './start-signals';
 
 export { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs, workerSpec } from './gearman-worker-args';
 
@@ -22,12 +23,20 @@ function stamp(): string {
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 export async function gearmanWorkerCommand(args: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
-  const cfg = workerOptionsFromArgs(args);
+  const start = takeStartSignals();
+  let cfg: ReturnType<typeof workerOptionsFromArgs>;
+  try {
+    cfg = workerOptionsFromArgs(args);
+    if (!cfg.help) refuseRoot(cfg.allowRoot);
+  } catch (e) {
+    start.release();
+    throw e;
+  }
   if (cfg.help) {
+    start.release();
     out(`usage: ${gearmanWorkerUsage}\n`);
     return 0;
   }
-  refuseRoot(cfg.allowRoot);
   // A daemon's process: a job's packet of up to 16 MiB, freed, leaves its resident memory
   // (src/malloc-threshold.ts).
   fixMmapThreshold();
@@ -55,6 +64,10 @@ export async function gearmanWorkerCommand(args: string[], out: (s: string) => v
     worker, logFile, log, stopping: () => stop.caught !== null, prometheus: cfg.prometheus,
     setDebug: (n) => (debug = n),
   });
+  // What came before these handlers were in (held since src/cli.ts: start-signals.ts).
+  start.release();
+  if (start.stop !== null) stop.trigger(start.stop);
+  else if (start.hup) reload.now('SIGHUP during the start');
 
   let metrics: MetricsServer | undefined;
   try {
@@ -68,7 +81,7 @@ export async function gearmanWorkerCommand(args: string[], out: (s: string) => v
     logFile.close();
     throw cfg.prometheus !== undefined ? metricsListenError('noshell gearman-worker', cfg.prometheus.host, cfg.prometheus.port, e) : e;
   }
-  worker.start();
+  if (stop.caught === null) worker.start();
   await stopped;
   await worker.stop({ deadlineMs: DEADLINE });
   await metrics?.close();

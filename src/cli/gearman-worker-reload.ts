@@ -45,15 +45,17 @@ export function reloadWorker(args: readonly string[], t: WorkerReloadTarget): bo
   }
 }
 
-export function onWorkerReload(args: readonly string[], t: WorkerReloadTarget): { remove(): void } {
-  const handler = () => {
+/** `now(why)`: a reload as SIGHUP makes one (`why` names what asked for it in the log). */
+export function onWorkerReload(args: readonly string[], t: WorkerReloadTarget): { remove(): void; now(why: string): void } {
+  const now = (why: string) => {
     if (t.stopping()) {
-      t.log('info', 'SIGHUP while stopping: ignored');
+      t.log('info', `${why} while stopping: ignored`);
       return;
     }
-    t.log('info', 'SIGHUP: reloading the configuration, reopening the log file');
+    t.log('info', `${why}: reloading the configuration, reopening the log file`);
     reloadWorker(args, t);
   };
+  const handler = () => now('SIGHUP');
   process.on('SIGHUP', handler);
-  return { remove: () => process.off('SIGHUP', handler) };
+  return { remove: () => process.off('SIGHUP', handler), now };
 }

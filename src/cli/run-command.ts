@@ -1,6 +1,7 @@
 // noshell run <checks file> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]
 // noshell run --check <checks file>
 import { CheckRunner, type CheckRunResult } from '../check/runner';
+import { escapeControls } from '../control-chars';
 import { configureRunnerMetrics, type RunnerMetricsOptions } from '../check/metrics-state';
 import { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from '../check/perfdata-limit';
 import { fixMmapThreshold } from '../malloc-threshold';
@@ -14,6 +15,7 @@ import { usageOf } from './help';
 import { metricsListenError } from './metrics-listen-error';
 import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
 import { loopDelayInterval, startLoopDelayReport } from '../loop-delay-report';
+import { takeStartSignals } from './start-signals';
 
 const DEADLINE = 5000;
 
@@ -29,10 +31,11 @@ function jsonLine(r: CheckRunResult): string {
   });
 }
 
+/** A result for a person at a terminal: the plugin's text (and the file's id) with its control characters escaped. */
 function textLine(r: CheckRunResult): string {
   const time = new Date(r.finishedAt).toISOString().slice(11, 23);
-  return `${time}  ${r.id.padEnd(20)} ${r.stateName.padEnd(8)} ${r.stateType} ${r.attempt}/${r.maxAttempts}` +
-    `  ${r.durationMs.toFixed(1).padStart(8)} ms  ${r.output}`;
+  return `${time}  ${escapeControls(r.id).padEnd(20)} ${r.stateName.padEnd(8)} ${r.stateType} ${r.attempt}/${r.maxAttempts}` +
+    `  ${r.durationMs.toFixed(1).padStart(8)} ms  ${escapeControls(r.output)}`;
 }
 
 export async function runCommand(args: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
@@ -82,9 +85,20 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   // Let go of once applied (set to null below): this frame lives as long as the process, and its
   // suspended frame kept the load's lists of every check's definition and identity (two arrays of
   // 10,000 in a heap snapshot at 10,000 checks; ~1.6 MB at 100,000).
-  let config: RunChecks | null = await loadRunChecks(file, allowRoot, { keyed: !checkOnly });
+  // Signals that come during the start are held until the handlers below are in
+  // (start-signals.ts): SIGINT/SIGTERM end the load at its next step.
+  const start = checkOnly ? null : takeStartSignals();
+  let config: RunChecks | null;
+  try {
+    config = await loadRunChecks(file, allowRoot, { keyed: !checkOnly, signal: start?.signal });
+  } catch (e) {
+    start?.release();
+    if (start?.stop == null) throw e;
+    err(`noshell run: ${start.stop} during the start, stopped before any check ran\n`);
+    return signalExitStatus(start.stop);
+  }
   for (const w of config.warnings) err(`${checkOnly ? '' : 'noshell run: '}${w}\n`);
-  if (checkOnly) {
+  if (checkOnly || start === null) {
     err(`${file}: valid, ${config.checks.ids.length} checks\n`);
     return 0;
   }
@@ -125,6 +139,9 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   }, applied, () => stop.caught !== null, err);
   // eslint-disable-next-line no-useless-assignment -- not read again, but held by this frame until the process stops
   config = null;
+  // Our handlers are in: what came during the start is acted on now.
+  start.release();
+  if (start.stop !== null) stop.trigger(start.stop);
 
   let server: MetricsServer | undefined;
   if (port !== undefined) {
@@ -141,8 +158,11 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
     err(`noshell run: metrics on ${server.url}\n`);
   }
 
-  runner.start();
-  err(`noshell run: ${count} checks from ${file}\n`);
+  if (stop.caught === null) {
+    runner.start();
+    err(`noshell run: ${count} checks from ${file}\n`);
+    if (start.hup) reload.now('SIGHUP during the start');
+  }
   const sig = await stopped;
   // A reload loading meanwhile is dropped (its thread terminated): the stop must not wait for it.
   reload.abort();

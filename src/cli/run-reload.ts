@@ -105,7 +105,7 @@ export function onReload(
     metrics?: ((options: RunnerMetricsOptions) => void) | undefined;
   },
   applied: AppliedChecks, stopping: () => boolean, err: (s: string) => void,
-): { remove(): void; abort(): void } {
+): { remove(): void; abort(): void; now(why: string): void } {
   // Not `run` itself in the closures: it holds the start's load (`last`), kept then for as long as the process runs.
   const { file, allowRoot, concurrency, fixedConcurrency, metrics } = run;
   // abort(), at the stop: a load in progress ends at once (its thread is terminated).
@@ -152,12 +152,13 @@ export function onReload(
     } while (again && !stopping());
     busy = false;
   };
-  const handler = () => {
+  const now = (why: string) => {
     if (stopping()) return;
-    err('noshell run: SIGHUP, reloading\n');
+    err(`noshell run: ${why}, reloading\n`);
     if (busy) again = true;
     else void reload();
   };
+  const handler = () => now('SIGHUP');
   process.on('SIGHUP', handler);
-  return { remove: () => process.off('SIGHUP', handler), abort: () => stopLoad.abort() };
+  return { remove: () => process.off('SIGHUP', handler), abort: () => stopLoad.abort(), now };
 }

@@ -11,6 +11,8 @@ export type StopSignal = (typeof STOP_SIGNALS)[number];
 export interface StopSignals {
   /** The first stop signal received, or null. */
   readonly caught: StopSignal | null;
+  /** Acts as if `sig` had come now (one that came before the handlers were in). */
+  trigger(sig: StopSignal): void;
   remove(): void;
 }
 
@@ -35,6 +37,7 @@ export function onStopSignals(
     get caught() {
       return caught;
     },
+    trigger: (sig) => handler(sig),
     remove() {
       for (const s of signals) process.off(s, handler);
     },
