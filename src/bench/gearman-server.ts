@@ -8,8 +8,9 @@ import path from 'node:path';
 import { onInterrupt } from './gearman-interrupt';
 import { stopProcess } from './gearman-stop';
 
+/** gearmand on PATH (absolute entries only: "" or "." would be the working directory), then the sbin dirs. */
 export function findGearmand(): string | null {
-  const dirs = [...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/sbin', '/usr/local/sbin'];
+  const dirs = [...(process.env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d)), '/usr/sbin', '/usr/local/sbin'];
   return dirs.map((d) => path.join(d, 'gearmand')).find((p) => existsSync(p)) ?? null;
 }
 
