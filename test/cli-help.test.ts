@@ -59,9 +59,9 @@ describe('noshell help', () => {
 
   it('what the options say matches what the commands accept (each long option of the help is parsed, not refused as unknown)', () => {
     // A sample per command: an option from its help, given a bad value, is refused for the value, not as unknown.
-    expect(cli(['run', '--format', 'yaml', 'x.json']).stderr).toContain('bad argument --format');
-    expect(cli(['check', '--timeout-state', '9', '--', '/bin/true']).stdout).toContain('bad --timeout-state 9');
-    expect(cli(['check', '--format', 'xml', '--', '/bin/true']).stdout).toContain('bad --format xml');
+    expect(cli(['run', '--format', 'yaml', 'x.json']).stderr).toContain('--format must be json or text, got "yaml"');
+    expect(cli(['check', '--timeout-state', '9', '--', '/bin/true']).stdout).toContain('--timeout-state must be a state: 0-3, or OK, WARNING, CRITICAL or UNKNOWN, got "9"');
+    expect(cli(['check', '--format', 'xml', '--', '/bin/true']).stdout).toContain('--format must be text or json, got "xml"');
     expect(cli(['bench', '--gearman', '--jobs', '0']).stderr).toContain('--jobs needs a positive integer');
     expect(cli(['bench', '--vs-nagios', '--services', '0']).stderr).toContain('--services must be a positive integer');
     expect(cli(['bench', '--scale', '--sizes', '1000,0']).stderr).toContain('--sizes must be a positive integer');
@@ -92,6 +92,45 @@ describe('noshell help', () => {
       expect(r.status, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(code);
       expect(r.stdout + r.stderr, args.join(' ')).toContain(named);
     }
+  });
+
+  // An operator's first day: each message names the option, what it takes and what was given,
+  // once, in noshell's words (not node:util's "ambiguous", not the library's API names).
+  it('a bad value is named with what the option takes; said once (check: on stdout, the usage on stderr)', () => {
+    const cases: Array<[string[], number, string]> = [
+      [['check', '--timeout', '-1', '--', '/bin/true'], 3, '--timeout must be a duration of 0 or more, got "-1"'],
+      [['check', '--timeout=abc', '--', '/bin/true'], 3, '--timeout must be a duration: seconds (10), or with a unit (500ms, 10s, 2m), got "abc"'],
+      [['check', '--timeout'], 3, '--timeout needs a value'],
+      [['check', '--command', ''], 3, '--command must be a command string that runs a program, got ""'],
+      [['check', '--command', 'A=b'], 3, '--command must be a command string that runs a program, got "A=b"'],
+      [['check', '--shell', 'sometimes', '--command', 'true'], 3, '--shell must be false, auto or true, got "sometimes"'],
+      [['check', '--frob', '--', '/bin/true'], 3, 'unknown option "--frob"'],
+      [['run', '--metrics-port', 'abc', 'x.json'], 2, '--metrics-port must be a port number, 0-65535 (0: any free port), got "abc"'],
+      [['run', '--metrics-port=70000', 'x.json'], 2, 'got "70000"'],
+      [['run', '--concurrency', '0', 'x.json'], 2, '--concurrency must be a whole number of checks, 1 or more, got "0"'],
+      [['run', '--metrics-host', '::1', 'x.json'], 2, '--metrics-host needs --metrics-port'],
+      [['run', 'a.json', 'b.json'], 2, 'one checks file, got a second: "b.json"'],
+      [['run', '--allow-root=yes', 'x.json'], 2, '--allow-root takes no value'],
+      [['run'], 2, 'no checks file'],
+    ];
+    for (const [args, code, said] of cases) {
+      const r = cli(args);
+      expect(r.status, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(code);
+      const all = r.stdout + r.stderr;
+      expect(all, args.join(' ')).toContain(said);
+      // Once: the reason is not repeated, and nothing of node:util's or the API's wording.
+      expect(all.split(said).length, all).toBe(2);
+      expect(all).not.toMatch(/ambiguous|runCheck:|Unknown option/);
+      expect(r.stderr).toContain('usage: noshell');
+    }
+  });
+
+  it('--timeout-state takes the state names, as checks files do', () => {
+    const r = cli(['check', '--timeout', '0.2', '--timeout-state', 'CRITICAL', '--', '/bin/sleep', '5']);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('CRITICAL - Check timed out after 0.2 s\n');
+    expect(cli(['check', '--timeout', '0.2', '--timeout-state=warning', '--', '/bin/sleep', '5']).status).toBe(1);
+    expect(cli(['check', '--timeout', '0.2', '--timeout-state', '0', '--', '/bin/sleep', '5']).status).toBe(0);
   });
 
   it('--help after -- belongs to the plugin: noshell check runs it', () => {

@@ -1,23 +1,19 @@
 // noshell check: one check, its plugin line on stdout, its state as the exit code.
 //   noshell check [options] -- <program> [args...]   an argv, never a shell
 //   noshell check [options] --command '<string>'     a command string; /bin/sh only with --shell
-import { parseArgs } from 'node:util';
 import { formatResult } from '../check/format';
 import { runCheck, type CheckResult, type CheckState } from '../check/run-check';
 import type { ShellOption } from '../command/shell-option';
+import { parseCommand } from '../command/parse-command';
+import { quoteText } from '../quote-text';
+import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
 import { parseDuration } from './duration';
 import { usageOf } from './help';
 import { onStopSignals } from './stop-signals';
 
 export const checkUsage = usageOf('check');
 
-const options = {
-  timeout: { type: 'string' },
-  'timeout-state': { type: 'string' },
-  shell: { type: 'string' },
-  command: { type: 'string' },
-  format: { type: 'string' },
-} as const;
+const OPTIONS = { timeout: 'value', 'timeout-state': 'value', shell: 'value', command: 'value', format: 'value' } as const;
 
 interface CheckArgs {
   command: string | string[];
@@ -27,48 +23,60 @@ interface CheckArgs {
   format: 'text' | 'json';
 }
 
-function usageError(message: string): TypeError {
-  return new TypeError(`noshell check: ${message}\nusage: ${checkUsage}`);
+const STATE_NAMES = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'];
+
+function usageError(message: string): UsageError {
+  return new UsageError('noshell check', message, checkUsage);
+}
+
+function bad(name: string, what: string, got: string): UsageError {
+  return badValue('noshell check', checkUsage, name, what, got);
 }
 
 /** Accepts `--opt value` and `--opt=value`; what follows `--` is the argv, always. */
 export function parseCheckArgs(args: string[]): CheckArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
-  } catch (err) {
-    throw usageError((err as Error).message);
-  }
-  const { values, tokens } = parsed;
-  const terminator = tokens.findIndex((t) => t.kind === 'option-terminator');
-  const stray = tokens.find((t, i) => t.kind === 'positional' && (terminator < 0 || i < terminator));
-  if (stray !== undefined && stray.kind === 'positional') {
-    throw usageError(`unexpected argument ${JSON.stringify(stray.value)} (the program goes after --)`);
-  }
-  const argv = terminator < 0 ? [] : parsed.positionals;
-  if (values.command !== undefined && terminator >= 0) throw usageError('--command and -- exclude each other');
-  if (values.command === undefined && argv.length === 0) throw usageError('no command');
-  if (values.shell !== undefined && values.command === undefined) {
+  const o = scanOptions('noshell check', checkUsage, args, OPTIONS);
+  if (o.positionals.length > 0) throw usageError(`unexpected argument ${quoteText(o.positionals[0])} (the program goes after --)`);
+  const argv = o.rest ?? [];
+  const command = valueOf(o, 'command');
+  if (command !== undefined && o.rest !== null) throw usageError('--command and -- exclude each other');
+  if (command === undefined && argv.length === 0) throw usageError('no command: the plugin goes after --, or as a string after --command');
+  const shellText = valueOf(o, 'shell');
+  if (shellText !== undefined && command === undefined) {
     throw usageError('--shell applies to --command strings; an argv after -- never goes through a shell');
   }
-
-  let timeoutState: CheckState = 3;
-  if (values['timeout-state'] !== undefined) {
-    if (!/^[0-3]$/.test(values['timeout-state'])) throw usageError(`bad --timeout-state ${values['timeout-state']}`);
-    timeoutState = Number(values['timeout-state']) as CheckState;
-  }
   let shell: ShellOption = false;
-  if (values.shell !== undefined) {
-    if (!['auto', 'true', 'false'].includes(values.shell)) throw usageError(`bad --shell ${values.shell}`);
-    shell = values.shell === 'auto' ? 'auto' : values.shell === 'true';
+  if (shellText !== undefined) {
+    if (shellText !== 'auto' && shellText !== 'true' && shellText !== 'false') throw bad('shell', 'false, auto or true', shellText);
+    shell = shellText === 'auto' ? 'auto' : shellText === 'true';
   }
-  const timeout = values.timeout === undefined ? 60_000 : parseDuration(values.timeout, '--timeout', 's');
-  const format = values.format ?? 'text';
-  if (format !== 'text' && format !== 'json') throw usageError(`bad --format ${format} (text or json)`);
-  return { command: values.command ?? argv, timeout, timeoutState, shell, format };
+  if (command !== undefined) {
+    const parsed = parseCommand(command);
+    if (parsed.argv.length === 0 && parsed.reasons.includes('empty command')) throw bad('command', 'a command string that runs a program', command);
+  }
+  let timeoutState: CheckState = 3;
+  const stateText = valueOf(o, 'timeout-state');
+  if (stateText !== undefined) {
+    const byName = STATE_NAMES.indexOf(stateText.toUpperCase());
+    if (stateText.length === 1 && stateText >= '0' && stateText <= '3') timeoutState = Number(stateText) as CheckState;
+    else if (byName >= 0) timeoutState = byName as CheckState;
+    else throw bad('timeout-state', 'a state: 0-3, or OK, WARNING, CRITICAL or UNKNOWN', stateText);
+  }
+  const timeoutText = valueOf(o, 'timeout');
+  let timeout = 60_000;
+  if (timeoutText !== undefined) {
+    if (timeoutText.trimStart().startsWith('-')) throw bad('timeout', 'a duration of 0 or more', timeoutText);
+    try {
+      timeout = parseDuration(timeoutText, '--timeout', 's');
+    } catch {
+      throw bad('timeout', 'a duration: seconds (10), or with a unit (500ms, 10s, 2m)', timeoutText);
+    }
+  }
+  const format = valueOf(o, 'format') ?? 'text';
+  if (format !== 'text' && format !== 'json') throw bad('format', 'text or json', format);
+  return { command: command ?? argv, timeout, timeoutState, shell, format };
 }
 
-/** Why it went wrong, for a person at a terminal (stderr); null if nothing to add. */
 function hint(args: CheckArgs, result: CheckResult): string | null {
   if (result.spawnError === 'ESHELL') {
     return "noshell check: the command needs a shell; pass --shell auto to run it with /bin/sh, or give an argv after --";

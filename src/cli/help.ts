@@ -26,15 +26,15 @@ export const COMMANDS: CommandHelp[] = [
     name: 'check',
     summary: 'run one Nagios plugin: its text on stdout, its state as the exit code',
     synopsis: [
-      'noshell check [--timeout S] [--timeout-state 0-3] [--format text|json] -- <program> [args...]',
-      'noshell check [--timeout S] [--timeout-state 0-3] [--format text|json] [--shell false|auto|true] --command <string>',
+      'noshell check [--timeout S] [--timeout-state STATE] [--format text|json] -- <program> [args...]',
+      'noshell check [--timeout S] [--timeout-state STATE] [--format text|json] [--shell false|auto|true] --command <string>',
     ],
     options: [
       ['-- <program> [args...]', 'the plugin as an argv: one word is a program name, never a shell command'],
       ['--command <string>', 'the plugin as a command string, split like the shell splits words (no shell)'],
       ['--shell false|auto|true', 'for --command: false (default) refuses shell syntax, auto uses /bin/sh only for it, true always'],
       ['--timeout S', 'seconds (or 500ms, 2m) before the plugin\'s process group is killed (default 60)'],
-      ['--timeout-state 0-3', 'the state of a timed-out check (default 3, UNKNOWN)'],
+      ['--timeout-state STATE', 'the state of a timed-out check: 0-3 or OK, WARNING, CRITICAL, UNKNOWN (default UNKNOWN)'],
       ['--format text|json', 'text: the plugin\'s stdout as written (default); json: the parsed result'],
       ['-h, --help', 'this help'],
     ],

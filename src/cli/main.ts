@@ -1,6 +1,7 @@
 // The commands that need the addon (everything but --version and build-addon,
 // which src/cli.ts answers before loading it).
 import path from 'node:path';
+import { UsageError } from './cli-options';
 import { usageOf } from './help';
 import { runBench } from '../bench/run';
 import { definedFields } from '../defined-fields';
@@ -58,7 +59,9 @@ export async function main(argv: string[]): Promise<number> {
     if (cmd === 'check') {
       const first = e instanceof Error ? e.message.split('\n')[0] : String(e);
       out(`UNKNOWN - ${first.startsWith('noshell check: ') ? first : `noshell check: ${first}`}\n`);
-      if (e instanceof TypeError) err(`${e.message}\n`);
+      // Said once: the reason is on stdout, as a plugin says it; stderr gets the usage.
+      if (e instanceof UsageError) err(`usage: ${e.usage}\n`);
+      else if (e instanceof TypeError) err(`${e.message}\n`);
       return 3;
     }
     if (e instanceof TypeError || e instanceof RangeError) {

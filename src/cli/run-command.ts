@@ -16,10 +16,25 @@ import { metricsListenError } from './metrics-listen-error';
 import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
 import { loopDelayInterval, startLoopDelayReport } from '../loop-delay-report';
 import { takeStartSignals } from './start-signals';
+import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
+import { quoteText } from '../quote-text';
 
 const DEADLINE = 5000;
 
 export const runUsage = usageOf('run');
+
+const RUN_OPTIONS = {
+  format: 'value', 'metrics-port': 'value', 'metrics-host': 'value', concurrency: 'value', 'allow-root': 'flag', check: 'flag',
+} as const;
+
+function isDigits(s: string): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
 
 function jsonLine(r: CheckRunResult): string {
   return JSON.stringify({
@@ -39,25 +54,34 @@ function textLine(r: CheckRunResult): string {
 }
 
 export async function runCommand(args: string[], out: (s: string) => void, err: (s: string) => void): Promise<number> {
-  let file: string | undefined;
-  let format: 'json' | 'text' = 'json';
+  const o = scanOptions('noshell run', runUsage, args, RUN_OPTIONS);
+  const bad = (name: string, what: string, got: string) => badValue('noshell run', runUsage, name, what, got);
+  const files = [...o.positionals, ...(o.rest ?? [])];
+  if (files.length === 0) throw new UsageError('noshell run', 'no checks file', runUsage);
+  if (files.length > 1) throw new UsageError('noshell run', `one checks file, got a second: ${quoteText(files[1])}`, runUsage);
+  const file = files[0];
+  const formatText = valueOf(o, 'format') ?? 'json';
+  if (formatText !== 'json' && formatText !== 'text') throw bad('format', 'json or text', formatText);
+  const format: 'json' | 'text' = formatText;
+  const portText = valueOf(o, 'metrics-port');
   let port: number | undefined;
-  let host = '127.0.0.1';
-  let concurrency: number | undefined;
-  let allowRoot = false;
-  let checkOnly = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === '--format' && (args[i + 1] === 'json' || args[i + 1] === 'text')) format = args[++i] as 'json' | 'text';
-    else if (a === '--metrics-port' && /^\d+$/.test(args[i + 1] ?? '') && Number(args[i + 1]) <= 65535) port = Number(args[++i]);
-    else if (a === '--metrics-host' && (args[i + 1] ?? '') !== '') host = args[++i];
-    else if (a === '--concurrency' && /^\d+$/.test(args[i + 1] ?? '')) concurrency = Number(args[++i]);
-    else if (a === '--allow-root') allowRoot = true;
-    else if (a === '--check') checkOnly = true;
-    else if (!a.startsWith('--') && file === undefined) file = a;
-    else throw new TypeError(`noshell run: bad argument ${a}\nusage: ${runUsage}`);
+  if (portText !== undefined) {
+    if (!isDigits(portText) || portText.length > 5 || Number(portText) > 65535) throw bad('metrics-port', 'a port number, 0-65535 (0: any free port)', portText);
+    port = Number(portText);
   }
-  if (file === undefined) throw new TypeError(`noshell run: no checks file\nusage: ${runUsage}`);
+  const host = valueOf(o, 'metrics-host') ?? '127.0.0.1';
+  if (host === '') throw bad('metrics-host', 'an address to listen on (127.0.0.1, ::1, 0.0.0.0)', host);
+  if (valueOf(o, 'metrics-host') !== undefined && port === undefined) throw new UsageError('noshell run', '--metrics-host needs --metrics-port', runUsage);
+  const concurrencyText = valueOf(o, 'concurrency');
+  let concurrency: number | undefined;
+  if (concurrencyText !== undefined) {
+    if (!isDigits(concurrencyText) || concurrencyText.length > 9 || Number(concurrencyText) < 1) {
+      throw bad('concurrency', 'a whole number of checks, 1 or more', concurrencyText);
+    }
+    concurrency = Number(concurrencyText);
+  }
+  const allowRoot = o.values.has('allow-root');
+  const checkOnly = o.values.has('check');
   const loopWindow = checkOnly ? null : loopDelayInterval();
   // From before the file is loaded: the start's own blocks are reported too.
   const loopReport = loopWindow === null ? null : startLoopDelayReport(loopWindow, err);
