@@ -149,7 +149,7 @@ describe.runIf(isRoot)('as root, a checks file others could change is refused', 
     child.stderr.on('data', (b) => (stderr += b));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
     try {
-      expect(await waitFor(() => stderr.includes('1 checks from'), 10_000), stderr).toBe(true);
+      expect(await waitFor(() => stderr.includes('1 check from'), 10_000), stderr).toBe(true);
       chmodSync(f, 0o666);
       child.kill('SIGHUP');
       expect(await waitFor(() => stderr.includes('reload of'), 10_000), stderr).toBe(true);
@@ -170,7 +170,7 @@ describe.runIf(isRoot)('as root, a checks file others could change is refused', 
     expect(refusal(f)).toContain('others may write it');
     const cli = path.join(path.dirname(unprivilegedPackage()), 'cli.js');
     const r = spawnSync(asNobody[0], [...asNobody.slice(1), process.execPath, cli, 'run', '--check', f], { encoding: 'utf8', timeout: 10_000 });
-    expect(r.stderr).toBe(`${f}: valid, 1 checks\n`);
+    expect(r.stderr).toBe(`${f}: valid, 1 check\n`);
     expect(r.status).toBe(0);
   });
 

@@ -178,3 +178,14 @@ describe('noshell help', () => {
     expect(r.stderr.split('\n').some((l) => l.trimStart().startsWith('at '))).toBe(false); // no stack
   });
 });
+
+describe('counts in messages', () => {
+  it('1 check, 1 result, 1 job: the noun agrees with the number', async () => {
+    const { countOf } = await import('../src/count-text');
+    expect(countOf(1, 'check')).toBe('1 check');
+    expect(countOf(0, 'check')).toBe('0 checks');
+    expect(countOf(2, 'result')).toBe('2 results');
+    expect(countOf(1, 'box', 'boxes')).toBe('1 box');
+    expect(countOf(3, 'box', 'boxes')).toBe('3 boxes');
+  });
+});

@@ -245,7 +245,7 @@ describe('noshell run', () => {
     const good = checksFile('good.json', idCheck({ user: 'nobody' }));
     const ok = cli('run', '--check', good);
     expect(ok.status, ok.stderr).toBe(0);
-    expect(ok.stderr).toBe(`${good}: valid, 1 checks\n`);
+    expect(ok.stderr).toBe(`${good}: valid, 1 check\n`);
     const bad = checksFile('bad-many.json', JSON.stringify({
       checks: [{ id: 'a', command: 'x', interval: '1s', colour: 'red' }, { id: 'b', command: 'x', interval: '1s', user: 'no-such-user-x' }],
     }));

@@ -116,7 +116,7 @@ describe.skipIf(GEARMAND === null)('noshell gearman-worker and gearman-submit pr
     const text = readFileSync(log, 'utf8');
     expect(text).toMatch(/connected to gearmand/);
     expect(text).toMatch(/SIGTERM: stopping/);
-    expect(text).toMatch(/stopped after 1 jobs/);
+    expect(text).toMatch(/stopped after 1 job /);
   });
 
   it('gearman-submit reports a server that never answers', async () => {

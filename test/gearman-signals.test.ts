@@ -81,7 +81,7 @@ describe('noshell gearman-worker and signals', () => {
     worker.signal('SIGHUP');
     await waitUntil(() => existsSync(log) && readFileSync(log, 'utf8').includes('reconfigured'), 10_000, 'the reload in the new log');
     expect(worker.alive).toBe(true);
-    expect(readFileSync(log, 'utf8')).toMatch(/reconfigured: identifier, queues, maxWorker changed; 1 jobs running go on/);
+    expect(readFileSync(log, 'utf8')).toMatch(/reconfigured: identifier, queues, maxWorker changed; 1 job running, left to finish/);
     await waitUntil(() => s.abilities().includes('worker_hup2'), 5000, 'the new abilities');
     expect(s.abilities().sort()).toEqual(['host', 'service', 'worker_hup2']);
     await waitUntil(() => s.results.length === 1, 10_000, 'the running job\'s result');

@@ -9,6 +9,7 @@ import { onWorkerReload } from './gearman-worker-reload';
 import { LogFile, logMessage } from './log-file';
 import { onStopSignals, type StopSignal, type StopSignals } from './stop-signals';
 import { takeStartSignals } from './start-signals';
+import { countOf } from '../count-text';
 
 export { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs, workerSpec } from './gearman-worker-args';
 
@@ -86,7 +87,7 @@ export async function gearmanWorkerCommand(args: string[], out: (s: string) => v
   await worker.stop({ deadlineMs: DEADLINE });
   await metrics?.close();
   const s = worker.stats();
-  log('info', `stopped after ${s.jobsDone} jobs (${s.resultsSubmitted} results submitted, ${s.resultsDropped} dropped)`);
+  log('info', `stopped after ${countOf(s.jobsDone, 'job')} (${countOf(s.resultsSubmitted, 'result')} submitted, ${s.resultsDropped} dropped)`);
   stop.remove();
   reload.remove();
   logFile.close();

@@ -4,6 +4,7 @@
 // UNKNOWN with EPERM at setgroups; `noshell run --check` and the start of
 // `noshell run` say so once per user/group pair instead (issue 20).
 import { quoteName } from '../quote-text';
+import { countOf } from '../count-text';
 import type { ChecksDigest } from './checks-digest';
 
 /** Lines to print (without newline); none when the process may switch users. */
@@ -19,7 +20,7 @@ export function identityWarnings(file: string, digest: ChecksDigest, euid: numbe
     const who = [user !== undefined ? `user ${quoteName(user)}` : '', group !== undefined ? `group ${quoteName(group)}` : '']
       .filter(Boolean).join(', ');
     const shown = ids.slice(0, 5).map(quoteName).join(', ') + (ids.length > 5 ? ', …' : '');
-    lines.push(`${file}: warning: ${ids.length} check${ids.length === 1 ? '' : 's'} (${shown}) ask to run as ${who}; ` +
+    lines.push(`${file}: warning: ${countOf(ids.length, 'check')} (${shown}) ${ids.length === 1 ? 'asks' : 'ask'} to run as ${who}; ` +
       `this process (uid ${euid}) is not root and cannot switch users, so each would end UNKNOWN (EPERM at setgroups). ` +
       'Run noshell as root, or leave user/group out to run the checks as yourself.');
   }

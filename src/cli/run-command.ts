@@ -18,6 +18,7 @@ import { loopDelayInterval, startLoopDelayReport } from '../loop-delay-report';
 import { takeStartSignals } from './start-signals';
 import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
 import { quoteText } from '../quote-text';
+import { countOf } from '../count-text';
 
 const DEADLINE = 5000;
 
@@ -123,7 +124,7 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   }
   for (const w of config.warnings) err(`${checkOnly ? '' : 'noshell run: '}${w}\n`);
   if (checkOnly || start === null) {
-    err(`${file}: valid, ${config.checks.ids.length} checks\n`);
+    err(`${file}: valid, ${countOf(config.checks.ids.length, 'check')}\n`);
     return 0;
   }
   const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency });
@@ -184,7 +185,7 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
 
   if (stop.caught === null) {
     runner.start();
-    err(`noshell run: ${count} checks from ${file}\n`);
+    err(`noshell run: ${countOf(count, 'check')} from ${file}\n`);
     if (start.hup) reload.now('SIGHUP during the start');
   }
   const sig = await stopped;
@@ -199,7 +200,7 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   const s = runner.stats();
   stop.remove();
   reload.remove();
-  err(`noshell run: stopped after ${s.completed} results (${s.byState.OK} OK, ${s.byState.WARNING} WARNING, ` +
+  err(`noshell run: stopped after ${countOf(s.completed, 'result')} (${s.byState.OK} OK, ${s.byState.WARNING} WARNING, ` +
     `${s.byState.CRITICAL} CRITICAL, ${s.byState.UNKNOWN} UNKNOWN)\n`);
   return signalExitStatus(sig);
 }

@@ -1,6 +1,7 @@
 // GearmanWorker: a drop-in for the C mod_gearman_worker. Takes check jobs from
 // one or more gearmand, runs at most maxWorker at once through noshell, and
 // submits the results the C worker would send to each job's result queue.
+import { countOf } from '../count-text';
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { hostname, loadavg } from 'node:os';
 import type { ConnectionOptions, GearmanConnection } from './connection';
@@ -76,7 +77,7 @@ export class GearmanWorker extends EventEmitter {
     this.started = true;
     this.results.start();
     this.servers.start();
-    this.log('info', `worker ${this.resolved.identifier} serving ${this.resolved.queues.join(', ')} with up to ${this.resolved.maxWorker} jobs at once`);
+    this.log('info', `worker ${this.resolved.identifier} serving ${this.resolved.queues.join(', ')} with up to ${countOf(this.resolved.maxWorker, 'job')} at once`);
     return this;
   }
 
@@ -107,7 +108,7 @@ export class GearmanWorker extends EventEmitter {
     if (diff.changed.includes('queues') || diff.changed.includes('identifier')) this.servers.reannounce();
     this.log('info', `reconfigured: ${diff.changed.length > 0 ? diff.changed.join(', ') : 'nothing'} changed` +
       `${diff.serversAdded.length > 0 ? `; servers added ${diff.serversAdded.join(', ')}` : ''}` +
-      `${diff.serversRemoved.length > 0 ? `; servers removed ${diff.serversRemoved.join(', ')}` : ''}; ${this.running.size} jobs running go on`);
+      `${diff.serversRemoved.length > 0 ? `; servers removed ${diff.serversRemoved.join(', ')}` : ''}; ${countOf(this.running.size, 'job')} running, left to finish`);
     this.servers.grab();
     return diff;
   }
@@ -121,7 +122,7 @@ export class GearmanWorker extends EventEmitter {
     this.servers.resetAbilities();
     const deadline = options.deadlineMs ?? 10_000;
     if (!(await this.waitIdle(deadline))) {
-      this.log('error', `stopping: killing ${this.running.size} jobs still running after ${deadline} ms`);
+      this.log('error', `stopping: killing ${countOf(this.running.size, 'job')} still running after ${deadline} ms`);
       this.killAll.abort();
       await this.waitIdle(10_000);
     }
