@@ -208,7 +208,7 @@ describe('noshell run: signals during the start', () => {
   it.skipIf(!existsSync(CHECK_DUMMY))('a SIGHUP during the start is not fatal: it reloads once started', async () => {
     const run = start(process.execPath, [CLI, 'run', '--allow-root', bigFile()]);
     expect(await waitFor(() => catches(run.child.pid!, SIGNO.SIGHUP), 10_000), 'SIGHUP caught').toBe(true);
-    expect(run.stderr()).not.toContain('checks from');
+    expect(run.stderr()).not.toMatch(/checks? from/);
     run.child.kill('SIGHUP');
     expect(await waitFor(() => run.stderr().includes('reloaded'), 30_000), run.stderr()).toBe(true);
     expect(run.stderr()).toContain('noshell run: 30000 checks from');
@@ -227,7 +227,7 @@ describe('noshell run: signals during the start', () => {
       // Node itself catches SIGINT and SIGTERM from its start (to restore the terminal, then die
       // of them): SIGHUP is the sign that noshell's handlers, all three at once, are in.
       expect(await waitFor(() => catches(run.child.pid!, SIGNO.SIGHUP), 10_000), 'SIGHUP caught').toBe(true);
-      expect(run.stderr()).not.toContain('checks from');
+      expect(run.stderr()).not.toMatch(/checks? from/);
       run.child.kill(sig);
       const { code, signal } = await run.exited;
       expect({ code, signal }).toEqual({ code: 128 + SIGNO[sig], signal: null });

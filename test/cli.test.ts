@@ -245,7 +245,8 @@ describe('noshell run', () => {
     const good = checksFile('good.json', idCheck({ user: 'nobody' }));
     const ok = cli('run', '--check', good);
     expect(ok.status, ok.stderr).toBe(0);
-    expect(ok.stderr).toBe(`${good}: valid, 1 check\n`);
+    expect(ok.stdout).toBe(`${good}: valid, 1 check\n`);
+    expect(ok.stderr).toBe('');
     const bad = checksFile('bad-many.json', JSON.stringify({
       checks: [{ id: 'a', command: 'x', interval: '1s', colour: 'red' }, { id: 'b', command: 'x', interval: '1s', user: 'no-such-user-x' }],
     }));
@@ -255,6 +256,48 @@ describe('noshell run', () => {
     const unknownUser = cli('run', '--check', checksFile('bad-user.json', idCheck({ user: 'no-such-user-x' })));
     expect(unknownUser.status).toBe(2);
     expect(unknownUser.stderr).toContain('checks[0] (id "who"): field "user": user "no-such-user-x": no such user');
+  });
+
+  it('--check reports every problem of a file at once: the schema\'s, duplicate ids and unknown macros together, in file order', () => {
+    const bad = checksFile('bad-all.json', JSON.stringify({
+      defaults: { interval: '1m' },
+      checks: [
+        { id: 'a', command: '$USER9$/x' },
+        { id: 'a', command: '/bin/true' },
+        { id: 'b', command: '/bin/true', timeout: -1, colour: 'red' },
+        { id: 'c', command: '$FOO$ x' },
+      ],
+    }));
+    const r = cli('run', '--check', bad);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n').slice(1, 6)).toEqual([
+      '  checks[0] (id "a"): field "command": $USER9$ is not defined in "macros"',
+      '  checks[1] (id "a"): field "id": the same id as checks[0]',
+      '  checks[2] (id "b"): field "timeout": expected a duration like 500, "250ms", "10s" or "5m", got -1',
+      '  checks[2] (id "b"): unknown field "colour"',
+      '  checks[3] (id "c"): field "command": unknown macro $FOO$ (only $USER1$…$USER256$, $ARG1$…$ARG32$ and $$)',
+    ]);
+  });
+
+  it('--check warns about an absolute program path that is not there or cannot run, once per path; still valid', () => {
+    const text = checksFile('plain.txt', 'not a program\n');
+    const file = checksFile('programs.json', JSON.stringify({
+      defaults: { interval: '1m', ...(asRoot ? { user: 'nobody' } : {}) },
+      checks: [
+        { id: 'gone', command: '/usr/lib/nagios/plugins/check_not_there -w 1' },
+        { id: 'gone2', command: ['/usr/lib/nagios/plugins/check_not_there'] },
+        { id: 'text', command: text },
+        { id: 'fine', command: '/bin/true' },
+        { id: 'onpath', command: 'true' },
+      ],
+    }));
+    const r = cli('run', '--check', file);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`${file}: valid, 5 checks\n`);
+    expect(r.stderr).toBe(
+      `${file}: warning: "/usr/lib/nagios/plugins/check_not_there" does not exist: 2 checks ("gone", "gone2") would end UNKNOWN\n` +
+      `${file}: warning: "${text}" is not executable: 1 check ("text") would end UNKNOWN\n`);
   });
 
   it('runs a YAML checks file with macros', async () => {

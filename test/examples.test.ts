@@ -126,17 +126,20 @@ describe.runIf(isRoot)('examples/', () => {
     for (const file of ['checks.json', 'checks.yaml']) {
       const r = spawnSync(asNobody[0], [...asNobody.slice(1), process.execPath, cli, 'run', '--check', path.join(examples, file)], { encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
-      expect(r.stderr).toBe(`${path.join(examples, file)}: valid, 8 checks\n`);
+      expect(r.stdout).toBe(`${path.join(examples, file)}: valid, 8 checks\n`);
+      expect(r.stderr).toBe('');
     }
     const file = path.join(examples, 'checks-as-root.yaml');
     const r = spawnSync(asNobody[0], [...asNobody.slice(1), process.execPath, cli, 'run', '--check', file], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe(`${file}: warning: 8 checks ("load", "root-disk", "procs", "zombies", "users", …) ask to run as user "nobody", group "nogroup"; ` +
       'this process (uid 65534) is not root and cannot switch users, so each would end UNKNOWN (EPERM at setgroups). ' +
-      `Run noshell as root, or leave user/group out to run the checks as yourself.\n${file}: valid, 8 checks\n`);
+      'Run noshell as root, or leave user/group out to run the checks as yourself.\n');
+    expect(r.stdout).toBe(`${file}: valid, 8 checks\n`);
     // As root it can: no warning.
     const asRoot = spawnSync(process.execPath, [cli, 'run', '--check', file], { encoding: 'utf8' });
-    expect(asRoot.stderr).toBe(`${file}: valid, 8 checks\n`);
+    expect(asRoot.stdout).toBe(`${file}: valid, 8 checks\n`);
+    expect(asRoot.stderr).toBe('');
   });
 
   it('as root, checks.json is refused (plugins never run as root unasked), naming the example to use instead', () => {

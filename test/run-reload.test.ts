@@ -87,7 +87,7 @@ describe('noshell run: SIGHUP reloads the checks file', () => {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    expect(await waitFor(() => stderr.includes('checks from'), 15_000), stderr).toBe(true);
+    expect(await waitFor(() => stderr.includes('1 check from'), 15_000), stderr).toBe(true);
     // ~3.7 MiB of YAML (the cap is 4): seconds of parsing on the loading thread.
     writeFileSync(file, `checks:\n${Array.from({ length: 90_000 }, (_, i) => `  - {id: c${i}, command: x, interval: 1h}\n`).join('')}`);
     child.kill('SIGHUP');

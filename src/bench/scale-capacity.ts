@@ -44,7 +44,7 @@ export async function measureCapacity(
   spawned(p.pid, CALIBRATION_CHECKS, dir);
   let capacity: Capacity;
   try {
-    await p.waitLine((l) => l.includes(' checks from '), START_TIMEOUT_MS, 'start');
+    await p.waitLine((l) => l.includes(' checks from ') || l.includes(' check from '), START_TIMEOUT_MS, 'start');
     await sleep(CALIBRATION_WARMUP_MS);
     const from = Date.now();
     const before = p.results.length;

@@ -60,7 +60,7 @@ export async function measureFull(
   o.spawned(p.pid, n, dir);
   try {
     const metrics = p.waitLine((l) => l.startsWith('noshell run: metrics on '), START_TIMEOUT_MS, 'metrics address');
-    await p.waitLine((l) => l.includes(' checks from '), START_TIMEOUT_MS, 'start');
+    await p.waitLine((l) => l.includes(' checks from ') || l.includes(' check from '), START_TIMEOUT_MS, 'start');
     const url = (await metrics).text.slice('noshell run: metrics on '.length).trim();
     const from = Date.now();
     // At a fill rate within the capacity N take one interval; three leave room for a slower

@@ -102,7 +102,7 @@ export async function measureBaseline(cli: string, spawned: ScaleRunOptions['spa
   const p = new ScaleProcess(cli, file, WINDOW_MS);
   spawned(p.pid, 1, dir);
   try {
-    await p.waitLine((l) => l.includes(' checks from '), START_TIMEOUT_MS, 'start');
+    await p.waitLine((l) => l.includes(' checks from ') || l.includes(' check from '), START_TIMEOUT_MS, 'start');
     await sleep(1000);
     return { rssKiB: p.memory().rssKiB, heapBytes: p.heapUsed() };
   } finally {
@@ -165,7 +165,7 @@ export async function measureSize(n: number, base: Baseline, o: ScaleRunOptions)
   o.spawned(p.pid, n, dir);
   try {
     const metrics = p.waitLine((l) => l.startsWith('noshell run: metrics on '), START_TIMEOUT_MS, 'metrics address');
-    const started = await p.waitLine((l) => l.includes(' checks from '), START_TIMEOUT_MS, 'start');
+    const started = await p.waitLine((l) => l.includes(' checks from ') || l.includes(' check from '), START_TIMEOUT_MS, 'start');
     const startMs = started.at - p.spawnedAt;
     const url = (await metrics).text.slice('noshell run: metrics on '.length).trim();
     await sleep(WARMUP_MS);

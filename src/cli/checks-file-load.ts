@@ -15,7 +15,7 @@ import type { FileCheck } from './checks-file';
 import { checkName, expandCheck } from './checks-file-check';
 import { parseChecksBytes, readChecksBytes, type ChecksBytes } from './checks-file-text';
 import { contextHash, jsonText, knownDefinitions, StaleKnown, type KnownChecks } from './checks-known';
-import { checkSchema, checksFileShell, validateChecksFile, type CheckData } from './checks-schema';
+import { checkSchema, checksFileProblems, checksFileShell, validateChecksFile, type CheckData } from './checks-schema';
 
 export interface LoadedChecks {
   runner: RunnerOptions;
@@ -34,6 +34,25 @@ export interface LoadedChecks {
 /** A valid name or id as the schema gives it: ids as strings. */
 function nameOf(x: unknown): string | undefined {
   return typeof x === 'number' ? String(x) : (x as string | undefined);
+}
+
+/**
+ * Lines about the whole file first, then each check's in the order of the
+ * file (`checks[N] …`), each line once; lines of one check keep their order.
+ */
+function inFileOrder(lines: string[]): string[] {
+  const indexOf = (line: string): number => {
+    if (!line.startsWith('checks[')) return -1;
+    let n = 0;
+    for (let i = 7; i < line.length; i++) {
+      const c = line.charCodeAt(i);
+      if (c < 48 || c > 57) return c === 93 /* ] */ && i > 7 ? n : -1;
+      n = n * 10 + (c - 48);
+    }
+    return -1;
+  };
+  return [...new Set(lines)].map((line, i) => ({ line, i, at: indexOf(line) }))
+    .sort((a, b) => a.at - b.at || a.i - b.i).map(({ line }) => line);
 }
 
 /**
@@ -112,9 +131,12 @@ export function loadChecks(
     defs[i] = textHash(defText);
     sizes[i] = defText.length;
   }
-  if (invalid) validateChecksFile(data, file);
-  if (invalid) throw new TypeError(`${file}: invalid checks file`);
-  if (problems.length > 0) throw new TypeError(`${file}: invalid checks file:\n  ${problems.join('\n  ')}`);
+  // Every problem at once: what the schema refuses, and the ids, macros and intervals of the
+  // checks it takes (a file fixed for the first would otherwise fail again on the second).
+  if (invalid || problems.length > 0) {
+    const lines = invalid ? inFileOrder([...checksFileProblems(data), ...problems]) : problems;
+    throw new TypeError(`${file}: invalid checks file:\n  ${lines.join('\n  ')}`);
+  }
   const { pairs, pairOf } = pairsOf(users, groups);
   const check = (i: number): FileCheck => {
     let c = checks[i];

@@ -196,6 +196,12 @@ function describeIssue(data: unknown, issue: v.BaseIssue<unknown>): string {
   return `${at}: ${joined === '' ? '' : `field ${field}: `}expected ${issue.message}, got ${got}`;
 }
 
+/** What the schema refuses in parsed file data, a line each (none when it is valid). */
+export function checksFileProblems(data: unknown): string[] {
+  const r = v.safeParse(checksFileSchema, data);
+  return r.success ? [] : [...new Set(r.issues.map((i) => describeIssue(data, i)))];
+}
+
 /** Validates parsed file data; throws a TypeError listing every problem. */
 export function validateChecksFile(data: unknown, file: string): ChecksFileData {
   const r = v.safeParse(checksFileSchema, data);

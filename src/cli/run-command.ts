@@ -19,6 +19,7 @@ import { takeStartSignals } from './start-signals';
 import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
 import { quoteText } from '../quote-text';
 import { countOf } from '../count-text';
+import { programWarnings } from './program-warning';
 
 const DEADLINE = 5000;
 
@@ -124,7 +125,9 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   }
   for (const w of config.warnings) err(`${checkOnly ? '' : 'noshell run: '}${w}\n`);
   if (checkOnly || start === null) {
-    err(`${file}: valid, ${countOf(config.checks.ids.length, 'check')}\n`);
+    for (const w of programWarnings(file, config.checks.defs)) err(`${w}\n`);
+    // The verdict on stdout, the warnings on stderr: `noshell run --check f && systemctl reload …`.
+    out(`${file}: valid, ${countOf(config.checks.ids.length, 'check')}\n`);
     return 0;
   }
   const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency });
