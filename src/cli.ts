@@ -10,8 +10,16 @@ import { asksForHelp, commandHelp, findCommand, overview } from './cli/help';
 import { holdStartSignals } from './cli/start-signals';
 
 // A hung-up terminal or a closed pipe (EIO, EPIPE) must not crash us
-// before our children are stopped: output is lost, the stop goes on.
-process.stdout.on('error', () => {});
+// before our children are stopped: output is lost, the stop goes on. Said
+// once on stderr for stdout (`noshell run … | head -c 1`): a daemon whose
+// results go nowhere without a word looks like one that has none.
+let stdoutLost = false;
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (stdoutLost) return;
+  stdoutLost = true;
+  const cmd = process.argv[2] !== undefined && findCommand(process.argv[2]) !== undefined ? ` ${process.argv[2]}` : '';
+  process.stderr.write(`noshell${cmd}: stdout: ${e.code ?? e.message} (its reader is gone); what would go there is lost from here on\n`);
+});
 process.stderr.on('error', () => {});
 
 const out = (s: string) => process.stdout.write(s);

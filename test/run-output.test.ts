@@ -133,3 +133,31 @@ describe('noshell run --format text', () => {
     }
   });
 });
+
+describe('noshell run whose stdout reader goes away', () => {
+  it('says so once on stderr (EPIPE), runs on, and stops cleanly', async () => {
+    const file = path.join(tmp, 'epipe.json');
+    writeFileSync(file, JSON.stringify({ checks: [{ id: 'x', command: ['/bin/echo', 'OK'], interval: '50ms' }] }));
+    const child = spawn(process.execPath, [CLI, 'run', '--allow-root', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      // As `| head -c 1`: one chunk read, then the pipe's read end closed.
+      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      child.stdout.destroy();
+      expect(await waitFor(() => stderr.includes('EPIPE'), 10_000), stderr).toBe(true);
+      // Results go on being made (and dropped) for a while: the line is not repeated.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(child.exitCode).toBe(null);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(128 + 15);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    expect(stderr.split('\n').filter((l) => l.includes('EPIPE'))).toEqual([
+      'noshell run: stdout: EPIPE (its reader is gone); what would go there is lost from here on',
+    ]);
+    expect(stderr).toMatch(/stopped after \d+ results/);
+  });
+});
