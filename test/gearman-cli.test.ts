@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerOptionsFromArgs } from '../src/cli/gearman-worker-command';
 import { createPayloadCodec } from '../src/gearman/crypto';
 import { fields, freePort, GEARMAND, Gearmand, QueueReader } from './fixtures/gearman/harness';
+import { promtoolCheck } from './metrics-text';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 const PLUGIN = path.resolve(__dirname, 'fixtures', 'gearman', 'plugin.sh');
@@ -103,6 +104,7 @@ describe.skipIf(GEARMAND === null)('noshell gearman-worker and gearman-submit pr
     });
     expect(metrics).toMatch(/noshell_gearman_jobs_total\{queue="service",result="warning"\} 1/);
     expect(metrics).toMatch(/noshell_gearman_max_worker 2/);
+    expect(promtoolCheck(metrics)).toEqual({ status: 0, output: '' });
     // A passive result in send_gearman's format, message from stdin.
     const passive = spawnSync(process.execPath, [CLI, 'gearman-submit', `--server=${g.address}`, '--key=clikey1234',
       '--host=ph', '--service=ps', '-r', '2'], { input: 'line1\nline2 C:\\x\n', encoding: 'utf8' });

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from './helpers';
-import { requirePeer } from './metrics-text';
+import { promtoolCheck, requirePeer } from './metrics-text';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 const PLUGINS = '/usr/lib/nagios/plugins';
@@ -204,6 +204,24 @@ describe.runIf(havePeers)('a real Prometheus scrapes noshell run', () => {
       expect(await stop(cli)).toBe(143);
     }
   }, 60_000);
+
+  it("promtool check metrics passes the whole page: the runner's series and prom-client's defaults", async () => {
+    const cli = runCli([
+      { id: 'ok', command: [`${PLUGINS}/check_dummy`, '0', 'fine | rta=1.5ms;5;10;0 pl=0%;20;60 size=12KB'], interval: '10s' },
+      { id: ODD_ID, command: [`${PLUGINS}/check_dummy`, '2', 'bad | v=U'], interval: '10s' },
+    ]);
+    const url = await metricsUrl(cli);
+    expect(await waitFor(() => cli.out().trim().split('\n').length >= 2, 15_000), cli.err()).toBe(true);
+    const body = await (await fetch(url)).text();
+    expect(body).toMatch(/^nodejs_active_handles\{/m);
+    expect(body).toMatch(/^noshell_check_perfdata\{/m);
+    // prom-client's nodejs_active_{handles,requests,resources}_total are gauges named as counters: left out.
+    expect(body).not.toMatch(/^nodejs_active_\w+_total/m);
+    const lint = promtoolCheck(body);
+    expect(lint.output).toBe('');
+    expect(lint.status).toBe(0);
+    expect(await stop(cli)).toBe(143);
+  });
 
   it('--metrics-host binds the address asked for', async () => {
     const cli = runCli([{ id: 'ok', command: [`${PLUGINS}/check_dummy`, '0', 'fine'], interval: '10s' }], ['--metrics-host', '127.0.0.2']);

@@ -11,6 +11,7 @@ import { configureRunnerMetrics, type RunnerMetricsOptions } from '../check/metr
 import type { MetricsSource as RunnerSource } from '../check/metrics-snapshot';
 import { warmScrape } from '../check/scrape-warm';
 import type { MetricsSource } from './metrics-server';
+import { registerDefaultMetrics } from './default-metrics';
 import { promClient } from './prom-client';
 import { registryText } from './registry-text';
 import { loopTurns } from './turn-budget';
@@ -20,9 +21,9 @@ export type RunnerMetricsSource = MetricsSource & { registry: Registry; refresh:
 
 export function createRunnerSource(runner: RunnerSource, options: RunnerMetricsOptions = {}): RunnerMetricsSource {
   configureRunnerMetrics(runner, options);
-  const { collectDefaultMetrics, Registry } = promClient();
+  const { Registry } = promClient();
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  registerDefaultMetrics(registry);
   const pool = new ChunkPool(CHUNK_BYTES);
   return {
     registry,
