@@ -3,7 +3,7 @@
 // and the impatient second one, and a storm of all of them. The worker must
 // live through SIGHUP, finish what runs, deliver every result and leave no
 // plugin behind.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -111,17 +111,28 @@ describe('noshell gearman-worker and signals', () => {
     const w = worker;
     await waitUntil(() => catches(w.pid, 1), 10_000, 'the worker to catch SIGHUP while it reads its config');
     w.signal('SIGHUP');
-    // The start's read; then, once the reload says it starts (before it reads), the reload's:
-    // a second writer that came earlier would have fed the start's read too.
-    await writeFile(fifo, text);
-    await waitUntil(() => /SIGHUP[^\n]*: reloading the configuration/.test(w.log()), 10_000, 'the reload');
     await writeFile(fifo, text);
     const s = srv;
     await waitUntil(() => s.count(T.CAN_DO) > 0, 10_000, 'the worker to announce its queues');
+    await waitUntil(() => /SIGHUP[^\n]*: reloading the configuration/.test(w.log()), 10_000, 'the reload');
+    // The reload does not wait for a writer: a pipe is read at start only (its event loop was held until one came).
+    await waitUntil(() => w.log().includes('reload failed'), 10_000, 'the reload to give up on the pipe');
+    expect(w.log()).toContain(`config file ${fifo} is a pipe (FIFO), not a regular file (a pipe is read at start only, not on a reload)`);
     expect(w.alive).toBe(true);
     w.signal('SIGTERM');
     expect(await w.exited).toEqual({ code: 0, signal: null });
   }, 60_000);
+
+  it('a config or key file that is a device is refused at once, naming what it is (it was read until memory ran out)', () => {
+    for (const [arg, said] of [['--config=/dev/zero', 'config file /dev/zero is a character device, not a regular file'],
+      ['--keyfile=/dev/zero', 'keyfile /dev/zero is a character device, not a regular file']]) {
+      const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'dist', 'cli.js'), 'gearman-worker', '--server=127.0.0.1:1', arg,
+        ...(process.getuid?.() === 0 ? ['--allow-root'] : [])],
+        { encoding: 'utf8', timeout: 20_000 });
+      expect(r.status, `${arg}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(said);
+    }
+  });
 
   it('a second SIGTERM (and a SIGINT) while stopping are absorbed: running jobs finish, results are sent, exit 0, no orphan', async () => {
     const cfg = path.join(tmp, 'term.conf');

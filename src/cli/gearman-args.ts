@@ -1,8 +1,12 @@
 // Option syntax of the Mod-Gearman C tools: `--key=value`, `--key value`,
 // bare boolean flags, and config files of `key=value` lines (`#` comments,
 // `config=`/`include=` nesting, directories of *.cfg/*.conf) — one flat list.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { readSmallFile } from '../small-file';
+
+/** The C tools' config files are a few KiB: more than this is not one. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
 export interface OptionSpec {
   /** Canonical name → kind. Aliases map to canonical names. */
@@ -39,7 +43,8 @@ function canonical(spec: OptionSpec, raw: string): string {
 class Collector {
   readonly values = new Map<string, string[]>();
   readonly warnings: string[] = [];
-  constructor(private readonly spec: OptionSpec) {}
+  /** `reload`: files are read again for a SIGHUP (a pipe is refused: the loop must not wait for a writer). */
+  constructor(private readonly spec: OptionSpec, readonly reload = false) {}
 
   add(rawKey: string, value: string | undefined, where: string, depth: number): void {
     const key = canonical(this.spec, rawKey);
@@ -77,7 +82,13 @@ function readConfig(file: string, c: Collector, depth: number): void {
     }
     return;
   }
-  const text = readFileSync(file, 'utf8');
+  let text: string;
+  try {
+    text = readSmallFile(file, { max: MAX_CONFIG_BYTES, pipes: !c.reload }).toString('utf8');
+  } catch (err) {
+    if (err instanceof TypeError) throw new TypeError(`config file ${err.message}`, { cause: err });
+    throw new TypeError(`cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+  }
   text.split('\n').forEach((rawLine, i) => {
     const hash = rawLine.indexOf('#');
     const line = (hash >= 0 ? rawLine.slice(0, hash) : rawLine).trim();
@@ -88,8 +99,8 @@ function readConfig(file: string, c: Collector, depth: number): void {
 }
 
 /** Parses command-line arguments (and the config files they name) in order; later values win for single-value options. */
-export function parseToolArgs(args: readonly string[], spec: OptionSpec, tool: string): ParsedOptions {
-  const c = new Collector(spec);
+export function parseToolArgs(args: readonly string[], spec: OptionSpec, tool: string, reload = false): ParsedOptions {
+  const c = new Collector(spec, reload);
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (!a.startsWith('-') || a === '-' || a === '--') throw new TypeError(`${tool}: unexpected argument ${JSON.stringify(a)}`);

@@ -41,11 +41,12 @@ function bool(p: ParsedOptions, key: string): boolean | undefined {
 }
 
 /** worker.conf / command line → GearmanWorker options (and the CLI's own: logfile, debug, metrics). */
-export function workerOptionsFromArgs(args: readonly string[]): {
+/** `reload`: read again for a SIGHUP, where a config file that is a pipe is refused (small-file.ts). */
+export function workerOptionsFromArgs(args: readonly string[], reload = false): {
   options: GearmanWorkerOptions; logfile: string | undefined; debug: number; prometheus: { host: string; port: number } | undefined;
   warnings: string[]; help: boolean; allowRoot: boolean;
 } {
-  const p = parseToolArgs(args, workerSpec, TOOL);
+  const p = parseToolArgs(args, workerSpec, TOOL, reload);
   const help = bool(p, 'help') === true;
   const servers = list(p, 'server');
   if (servers.length === 0 && !help) throw new TypeError(`${TOOL}: no server given (--server=HOST[:PORT])`);

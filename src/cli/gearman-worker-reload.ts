@@ -31,7 +31,7 @@ export function reloadWorker(args: readonly string[], t: WorkerReloadTarget): bo
     t.log('error', `SIGHUP: ${(e as Error).message}; logging on to the file as it was`);
   }
   try {
-    const next = workerOptionsFromArgs(args);
+    const next = workerOptionsFromArgs(args, true);
     refuseRoot(next.allowRoot);
     if (next.logfile !== t.logFile.file) t.logFile.reopen(next.logfile);
     t.setDebug(next.debug);

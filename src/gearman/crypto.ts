@@ -3,7 +3,7 @@
 // encryption is off. Facts read from Mod-Gearman 5.2.4 (common/gm_crypt.c, mod_gm_encrypt in
 // common/utils.c; the tarball is in test/peers/mod-gearman/) and checked by the interop tests.
 import { createCipheriv, createDecipheriv, type Cipher, type Decipher } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readSmallFile } from '../small-file';
 
 const BLOCK = 16;
 
@@ -36,7 +36,13 @@ export function keyFromString(key: string | Buffer): Buffer {
 
 /** From a keyfile: the first line, at most 32 characters, trailing whitespace stripped. */
 export function keyFromFile(file: string): Buffer {
-  const data = readFileSync(file);
+  // Not /dev/zero (read until memory ran out); a pipe is read, as the C tools read one.
+  let data: Buffer;
+  try {
+    data = readSmallFile(file, { max: 64 * 1024, pipes: true });
+  } catch (e) {
+    throw e instanceof TypeError ? new TypeError(`keyfile ${e.message}`, { cause: e }) : e;
+  }
   let end = data.indexOf(0x0a);
   if (end < 0) end = data.length;
   // fgets(buf, 33) keeps the newline when the line is shorter than 32 bytes;
