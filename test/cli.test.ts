@@ -145,6 +145,8 @@ describe('noshell run', () => {
     expect(lines.find((l) => l.id === 'warn')).toMatchObject({ state: 1, stateName: 'WARNING', viaShell: false });
     expect(metrics).toMatch(/^noshell_check_results_total\{state="OK"\} [1-9]\d*$/m);
     expect(stderr).toContain('SIGTERM, stopping');
+    // When the last first run comes: the longest interval, here 100 ms.
+    expect(stderr).toContain(`noshell run: 2 checks from ${file}; first runs spread over each check's interval, the last within 100 ms\n`);
   });
 
   it('ships example checks files (JSON and YAML, the same checks) that load and need no shell', async () => {

@@ -20,6 +20,7 @@ import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
 import { quoteText } from '../quote-text';
 import { countOf } from '../count-text';
 import { programWarnings } from './program-warning';
+import { formatDuration } from '../bench/progress';
 
 const DEADLINE = 5000;
 
@@ -130,6 +131,8 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
     out(`${file}: valid, ${countOf(config.checks.ids.length, 'check')}\n`);
     return 0;
   }
+  let longestInterval = 0;
+  for (const def of config.checks.defs) if (def !== undefined && def.interval > longestInterval) longestInterval = def.interval;
   const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency });
   const applied = new AppliedChecks(runner);
   applied.apply(config.checks);
@@ -188,7 +191,10 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
 
   if (stop.caught === null) {
     runner.start();
-    err(`noshell run: ${countOf(count, 'check')} from ${file}\n`);
+    // First runs are spread over each check's interval (not all at once): say when the last comes,
+    // or a first look at a 1 h check's series finds nothing for up to an hour.
+    err(`noshell run: ${countOf(count, 'check')} from ${file}` +
+      `${longestInterval > 0 ? `; first runs spread over each check's interval, the last within ${longestInterval < 1000 ? `${Math.round(longestInterval)} ms` : formatDuration(longestInterval)}` : ''}\n`);
     if (start.hup) reload.now('SIGHUP during the start');
   }
   const sig = await stopped;
