@@ -101,6 +101,32 @@ describe('noshell run: SIGHUP reloads the checks file', () => {
     expect(stderr).not.toContain('reloaded');
     expect(stderr).not.toContain('reload of');
   }, 60_000);
+  // Before: a changed check was removed and added, so its series vanished until the new
+  // definition's first run (up to an interval), and an alert on a check that never ran fired.
+  it("a reload that changes a check keeps its state series until the new definition's first result", async () => {
+    const file = path.join(tmp, 'changed.json');
+    const write = (warn: string) => writeFileSync(file, JSON.stringify({
+      checks: [{ id: 'disk', command: ['/usr/lib/nagios/plugins/check_dummy', '2', `full at ${warn}`], interval: '1h' }],
+    }));
+    write('90');
+    const child = spawn(process.execPath, [CLI, 'run', '--allow-root', '--metrics-port', '0', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+    started.push(child);
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    expect(await waitFor(() => /metrics on \S+/.test(stderr), 15_000), stderr).toBe(true);
+    const url = /metrics on (\S+)/.exec(stderr)![1];
+    const state = async () => (await (await fetch(url)).text()).split('\n').find((l) => l.startsWith('noshell_check_state{'));
+    // One check: its first run is at the start of its hour.
+    for (const end = Date.now() + 15_000; (await state()) === undefined && Date.now() < end;) await new Promise((r) => setTimeout(r, 1100));
+    expect(await state()).toBe('noshell_check_state{check="disk"} 2');
+    write('95');
+    child.kill('SIGHUP');
+    expect(await waitFor(() => stderr.includes('1 changed'), 15_000), stderr).toBe(true);
+    // Past maxAgeMs: a new render, with the new definition and no run of it yet (its first is somewhere in the hour).
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await state()).toBe('noshell_check_state{check="disk"} 2');
+  }, 60_000);
+
   it('the file\'s top-level "metrics" options apply at start and again at each reload; left out, they go back to the defaults', async () => {
     const file = path.join(tmp, 'metrics.json');
     const perf = (id: string) => ({ id, command: ['/bin/echo', 'OK | rta=1ms;5;10 pl=0%'], interval: '200ms' });

@@ -305,3 +305,69 @@ describe('CheckRunner stop, stats, metrics', () => {
     expect(() => new CheckRunner({ concurrency: 0 })).toThrow(TypeError);
   });
 });
+
+describe('CheckRunner.replace', () => {
+  const CRIT = [PROBE, 'exit', '2'];
+
+  it("keeps the last result and its series until the new definition's first result (a reload's changed check)", async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'disk', command: CRIT, interval: 3_600_000 });
+    runner.start();
+    clock.advance(0);
+    expect(await waitFor(() => results.length === 1)).toBe(true);
+    const changedAt = runner.checkStatus()[0].lastStateChangeAt;
+    runner.replace({ id: 'disk', command: OK, interval: 3_600_000 });
+    // Before its first run (somewhere in its hour): the last result is still there, with its state series.
+    const before = runner.checkStatus();
+    expect(before).toHaveLength(1);
+    expect(before[0].definition.command).toEqual(OK);
+    expect(before[0].last).toMatchObject({ state: 2, stateName: 'CRITICAL' });
+    expect(before[0].lastStateChangeAt).toBe(changedAt);
+    expect(runner.metrics()).toMatch(/^noshell_check_state\{check="disk"\} 2$/m);
+    // Its first run: the new result replaces it, and the state change is dated.
+    clock.advance(3_600_000);
+    expect(await waitFor(() => results.length === 2)).toBe(true);
+    await runner.stop();
+    const after = runner.checkStatus()[0];
+    expect(after.last).toMatchObject({ state: 0, stateName: 'OK' });
+    expect(after.lastStateChangeAt).toBe(results[1].finishedAt);
+    expect(runner.metrics()).toMatch(/^noshell_check_state\{check="disk"\} 0$/m);
+  });
+
+  it('remove() then add() starts with no result (a new check), as before', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'disk', command: CRIT, interval: 3_600_000 });
+    runner.start();
+    clock.advance(0);
+    expect(await waitFor(() => results.length === 1)).toBe(true);
+    runner.remove('disk');
+    runner.add({ id: 'disk', command: OK, interval: 3_600_000 });
+    expect(runner.checkStatus()[0].last).toBeNull();
+    expect(runner.metrics()).not.toMatch(/^noshell_check_state\{check="disk"\}/m);
+    await runner.stop();
+  });
+
+  it('replaced while it runs: the replacement shows the result of the run that was in progress', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'x', command: CRIT, interval: 1000 });
+    runner.start();
+    clock.advance(0);
+    expect(await waitFor(() => results.length === 1)).toBe(true);
+    runner.replace({ id: 'x', command: ['/bin/sh', '-c', 'sleep 0.3; exit 1'], interval: 1000 });
+    expect(runner.checkStatus()[0].last).toMatchObject({ state: 2 });
+    clock.advance(1000);
+    const running = await waitFor(() => runner.checkStatus()[0].running, 2000);
+    expect(running).toBe(true);
+    runner.replace({ id: 'x', command: OK, interval: 3_600_000 });
+    expect(await waitFor(() => results.length === 2, 5000)).toBe(true);
+    expect(results[1]).toMatchObject({ id: 'x', state: 1 });
+    expect(runner.checkStatus()[0].last).toMatchObject({ state: 1 });
+    await runner.stop();
+  });
+});

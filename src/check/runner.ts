@@ -18,7 +18,7 @@ import {
 } from './definition';
 import { RunnerCounters } from './runner-counters';
 import {
-  EntryFigures, figuresOf, GRID, keepResult, newEntry, NEXT, planNext, QUEUED, runResultOf, statusOf, type Entry,
+  CHANGED, EntryFigures, figuresOf, GRID, keepResult, newEntry, NEXT, planNext, QUEUED, runResultOf, statusOf, type Entry,
 } from './runner-entry';
 import { SharedOptions } from './shared-options';
 
@@ -89,6 +89,25 @@ export class CheckRunner extends EventEmitter {
         this.#scheduleFirst(entry, hashFraction(def.id));
         this.#arm();
       }
+    }
+    return this;
+  }
+
+  /**
+   * Replaces a check's definition, as remove() then add() (a run in progress
+   * finishes first: never two at once), but the replacement keeps the last
+   * result and when its state changed until its own first result: a reload
+   * that changes a check leaves its state series, and an alert on a check
+   * that never ran, alone for the up to one interval until it runs.
+   */
+  replace(def: CheckDefinition): this {
+    const old = this.#entries.get(def.id);
+    this.remove(def.id);
+    this.add(def);
+    if (old?.last !== null && old !== undefined) {
+      const entry = this.#entries.get(def.id)!;
+      entry.last = old.last;
+      entry.t[CHANGED] = old.t[CHANGED];
     }
     return this;
   }
@@ -290,7 +309,14 @@ export class CheckRunner extends EventEmitter {
     const soft = result.state !== 0 && entry.attempt < maxAttempts;
     const run = runResultOf(entry, result, { scheduledAt, startedAt, finishedAt, maxAttempts, soft });
     this.#counters.add(run);
+    const before = entry.last;
     keepResult(entry, run);
+    // A replacement still showing this entry's result (replace() during this run) shows this one.
+    const replacement = entry.removed ? this.#entries.get(entry.def.id) : undefined;
+    if (replacement !== undefined && replacement !== entry && replacement.last === before && before !== null) {
+      replacement.last = entry.last;
+      replacement.t[CHANGED] = entry.t[CHANGED];
+    }
     if (!entry.removed && this.#stopping === null) this.#scheduleNext(entry, soft, result.state, finishedAt, wasRetry);
     const waiting = this.#waiting.get(entry.def.id);
     const successor = this.#entries.get(entry.def.id);

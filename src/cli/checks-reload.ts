@@ -183,7 +183,8 @@ export class AppliedChecks {
       }
       const def = defs[i]!;
       if (old !== undefined) {
-        this.runner.remove(def.id);
+        // Its last result and state series stay until the new definition's first result.
+        this.runner.replace(def);
         summary.changed.push(def.id);
         old.def = def;
         old.hash = hash;
@@ -191,8 +192,8 @@ export class AppliedChecks {
       } else {
         summary.added.push(def.id);
         this.#applied.set(def.id, { def, hash, who, seenBy: null, same: false });
+        this.runner.add(def);
       }
-      this.runner.add(def);
       yield;
     }
   }
