@@ -560,6 +560,30 @@ describe('/metrics streams large scrapes', () => {
     expect(render).not.toHaveBeenCalled();
   });
 
+  // Before: over the cap a new connection was closed as it was accepted, so the cap's worth of idle
+  // connections (opened again as each timed out) kept every scrape out.
+  it('the cap\'s worth of idle connections does not keep a scrape out: the oldest idle one is closed for it', async () => {
+    server = await serveMetrics(createRunnerRegistry(bigSource(10)), { port: 0, maxConnections: 4 });
+    const { port } = new URL(server.url);
+    const idle = await Promise.all(Array.from({ length: 4 }, () => new Promise<net.Socket>((resolve) => {
+      const s = net.connect(Number(port), '127.0.0.1', () => resolve(s));
+      s.on('error', () => {});
+    })));
+    const connections = () => new Promise<number>((resolve) => server!.server.getConnections((_, n) => resolve(n)));
+    expect(await waitFor(async () => (await connections()) === 4, 5000)).toBe(true);
+    const closed = idle.map((s) => new Promise<void>((resolve) => s.once('close', () => resolve())));
+    // Well inside the idle ones' 5 s for a request.
+    const t = Date.now();
+    const reply = await get(server.url);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toContain('noshell_check_state{check="host-9/ping"} 1');
+    expect(Date.now() - t).toBeLessThan(3000);
+    // The oldest idle connection made room; the cap holds.
+    await closed[0];
+    expect(await connections()).toBeLessThanOrEqual(4);
+    for (const s of idle) s.destroy();
+  });
+
   it('a client that pipelines requests and never reads is closed; four of them do not lock scrapers out (outside review)', async () => {
     server = await serveMetrics(createRunnerRegistry(bigSource(5000)), { port: 0, maxConnections: 4, sendTimeoutMs: 500 });
     const { port } = new URL(server.url);

@@ -12,12 +12,16 @@
 // Connections are few and short: a scraper needs one or two. Idle ones
 // cost a file descriptor each, the same fds the checks need for their
 // pipes: 1,100 idle connections under `ulimit -n 1024` made every check
-// fail with EMFILE (issue 17). So at most maxConnections are held (more
-// are closed as they are accepted), a connection gets headersTimeoutMs for
-// its request and keepAliveTimeoutMs between requests, and the cap leaves
-// most of the fd limit to the children.
+// fail with EMFILE (issue 17). So at most maxConnections are held, a
+// connection gets headersTimeoutMs for its request and keepAliveTimeoutMs
+// between requests, and the cap leaves most of the fd limit to the children.
+// A connection over the cap closes the oldest one that has no request in
+// progress (one that never sent one, or a kept-alive one between requests),
+// not itself: any local process holding the cap's worth of idle connections,
+// opened again as they timed out, kept Prometheus out for as long as it went
+// on. Only when every held connection is being served is the new one closed.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe } from '../validate';
 import { RefreshLoop } from './refresh-loop';
 import { SharedRender } from './shared-render';
@@ -174,10 +178,27 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
       return writeBody(res, socket, r, reader, sendTimeout, loopTurns);
     }).catch(() => res.destroy());
   });
-  server.maxConnections = maxConnections;
-  // A connection that sent nothing at all is not a request yet for the
-  // timeouts above: the socket's own idle timer covers it.
-  server.on('connection', (socket) => socket.setTimeout(headersTimeout, () => socket.destroy()));
+  // Held connections, oldest first (a Set keeps insertion order).
+  const held = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    held.add(socket);
+    socket.once('close', () => held.delete(socket));
+    if (held.size > maxConnections) {
+      let idle: Socket | null = null;
+      for (const s of held) {
+        if (s !== socket && (open.get(s) ?? 0) === 0) {
+          idle = s;
+          break;
+        }
+      }
+      (idle ?? socket).destroy();
+      held.delete(idle ?? socket);
+      if (idle === null) return;
+    }
+    // A connection that sent nothing at all is not a request yet for the
+    // timeouts above: the socket's own idle timer covers it.
+    socket.setTimeout(headersTimeout, () => socket.destroy());
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => {
