@@ -5,7 +5,7 @@
 //
 // A scan, not a regex: `\s*(unit)?\s*$` backtracks over a run of blanks, and
 // "1" + 20,000 spaces + "x" took 0.33 s (issue 8).
-import { quoteText } from '../quote-text';
+import { quoteText } from './quote-text';
 
 const UNITS = new Map<string, number>([['ms', 1], ['s', 1000], ['m', 60_000], ['h', 3_600_000]]);
 
@@ -32,6 +32,9 @@ function parseDurationText(value: string, bareUnit: 'ms' | 's'): number | null {
   const scale = UNITS.get(unit === '' ? bareUnit : unit);
   return scale === undefined ? null : Number(t.slice(0, end)) * scale;
 }
+
+/** A duration the API takes: milliseconds, or a string with a unit as in checks files ("250ms", "10s", "5m", "1h"). */
+export type Duration = number | string;
 
 export function parseDuration(value: unknown, what: string, bareUnit: 'ms' | 's' = 'ms'): number {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;

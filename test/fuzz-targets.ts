@@ -5,7 +5,7 @@ import type * as Perfdata from '../src/check/perfdata';
 import type * as PluginOutput from '../src/check/plugin-output';
 import type * as Range from '../src/check/range';
 import type * as ChecksFile from '../src/cli/checks-file';
-import type * as Duration from '../src/cli/duration';
+import type * as Duration from '../src/duration';
 import type * as ParseCommand from '../src/command/parse-command';
 import {
   commandCorpus, durationCorpus, perfdataCorpus, pluginOutputCorpus, rangeCorpus, type Corpus,
@@ -37,7 +37,7 @@ const { parsePerfdata } = compiled<typeof Perfdata>('check/perfdata.js');
 const { parsePluginOutput } = compiled<typeof PluginOutput>('check/plugin-output.js');
 const { parseRange } = compiled<typeof Range>('check/range.js');
 const { parseCommand } = compiled<typeof ParseCommand>('command/parse-command.js');
-const { parseDuration } = compiled<typeof Duration>('cli/duration.js');
+const { parseDuration } = compiled<typeof Duration>('duration.js');
 
 export const { loadChecksFile } = compiled<typeof ChecksFile>('cli/checks-file.js');
 

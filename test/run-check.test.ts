@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCheck } from '../src/index';
+import { exec, runCheck } from '../src/index';
 import { childProcesses, isAlive, PROBE, readPid, waitFor } from './helpers';
 
 const PLUGINS = '/usr/lib/nagios/plugins';
@@ -158,5 +158,16 @@ describe('runCheck outcomes', () => {
     await expect(runCheck(['true'], { bogus: 1 } as never)).rejects.toThrow(TypeError);
     await expect(runCheck(42 as never)).rejects.toThrow(TypeError);
     expect(childProcesses()).toEqual([]);
+  });
+});
+
+describe('durations with units', () => {
+  it('runCheck, exec and spawn take timeout and forceKillAfter as "300ms", "0.2s", as checks files do', async () => {
+    const check = await runCheck(['/bin/sleep', '5'], { timeout: '300ms' });
+    expect(check).toMatchObject({ stateName: 'UNKNOWN', timedOut: true, output: 'Check timed out after 0.3 s' });
+    expect(check.durationMs).toBeLessThan(3000);
+    const r = await exec(['/bin/sleep', '5'], { timeout: '0.2s', forceKillAfter: '1s', reject: false });
+    expect(r).toMatchObject({ timedOut: true, signal: 'SIGTERM' });
+    await expect(exec(['/bin/true'], { timeout: 'soon' })).rejects.toThrow('timeout: expected a duration like 500, "250ms", "10s" or "5m", got "soon"');
   });
 });

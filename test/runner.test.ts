@@ -371,3 +371,16 @@ describe('CheckRunner.replace', () => {
     await runner.stop();
   });
 });
+
+describe('durations with units, as checks files take them', () => {
+  it('interval and retryInterval take "1m" and "10s"; checkStatus() gives them in ms; a bad one is refused with the value', () => {
+    const runner = new CheckRunner();
+    runner.add({ id: 'a', command: OK, interval: '1m', retryInterval: '10s' });
+    runner.add({ id: 'b', command: OK, interval: 1500 });
+    const status = runner.checkStatus();
+    expect(status.map((s) => [s.definition.interval, s.definition.retryInterval])).toEqual([[60_000, 10_000], [1500, undefined]]);
+    expect(runner.metrics()).toMatch(/^noshell_check_interval_seconds\{check="a"\} 60$/m);
+    expect(() => runner.add({ id: 'c', command: OK, interval: 'soon' })).toThrow('interval of c: expected a duration like 500, "250ms", "10s" or "5m", got "soon"');
+    expect(() => runner.add({ id: 'd', command: OK, interval: '0ms' })).toThrow('interval of d must be a number of milliseconds >= 1');
+  });
+});

@@ -1,12 +1,12 @@
 // What CheckRunner.checkStatus() tells about one configured check: enough for
 // per-check metrics, read at scrape time instead of counted on every result.
-import type { CheckDefinition, CheckRunResult } from './definition';
+import type { KeptDefinition, CheckRunResult } from './definition';
 import type { RunFigures } from './last-run';
 
 export interface CheckStatus {
   id: string;
-  /** The definition as added; a new object when the check was removed and added again. */
-  definition: Readonly<CheckDefinition>;
+  /** The definition as added (durations in ms); a new object when the check was removed and added again. */
+  definition: Readonly<KeptDefinition>;
   running: boolean;
   /** The last completed run, or null before the first. */
   last: CheckRunResult | null;

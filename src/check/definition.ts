@@ -1,5 +1,6 @@
 // What CheckRunner takes and gives: check definitions and their checks,
 // results, stats, and the clock it schedules by.
+import { parseDuration, type Duration } from '../duration';
 import type { ExecutorStats } from '../process/executor';
 import { describe } from '../validate';
 import { checkMetricsOption, type CheckMetricsOption } from './metrics-options';
@@ -9,14 +10,20 @@ import type { Percentiles } from './stats';
 export interface CheckDefinition extends CheckOptions {
   id: string;
   command: string | readonly string[];
-  /** ms between regular runs. */
-  interval: number;
-  /** ms between retries while a non-OK state is not yet confirmed (default: interval). */
-  retryInterval?: number | undefined;
+  /** ms between regular runs, or a duration with a unit as in checks files ("30s", "5m"). */
+  interval: Duration;
+  /** ms (or "10s"…) between retries while a non-OK state is not yet confirmed (default: interval). */
+  retryInterval?: Duration | undefined;
   /** Runs that must agree before a non-OK state is HARD (default 1: no retries). */
   maxAttempts?: number | undefined;
   /** false: none of the check's noshell_check_* series; { perfdata: false }: all but its perfdata ones (default true). */
   metrics?: CheckMetricsOption | undefined;
+}
+
+/** A definition as the runner keeps it (checkStatus(), a scrape): its durations in ms. */
+export interface KeptDefinition extends CheckDefinition {
+  interval: number;
+  retryInterval?: number | undefined;
 }
 
 export interface Clock {
@@ -75,6 +82,8 @@ const defKeys = new Set(['id', 'command', 'interval', 'retryInterval', 'maxAttem
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function positive(value: unknown, what: string): number {
+  // A duration with a unit as checks files take it ("30s"); a bare string number is ms.
+  if (typeof value === 'string') value = parseDuration(value, what);
   // At least 1 ms: smaller steps vanish in an epoch-ms float.
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) {
     throw new TypeError(`${what} must be a number of milliseconds >= 1, got ${describe(value)}`);
@@ -83,14 +92,16 @@ function positive(value: unknown, what: string): number {
 }
 
 /** Validates a definition; returns its attempts and its check options (runner defaults under it). */
-export function checkDefinition(def: CheckDefinition, defaults: CheckOptions): { maxAttempts: number; options: CheckOptions } {
+export function checkDefinition(def: CheckDefinition, defaults: CheckOptions): {
+  maxAttempts: number; options: CheckOptions; interval: number; retryInterval: number | undefined;
+} {
   if (typeof def !== 'object' || def === null) throw new TypeError(`add: expected a check definition, got ${describe(def)}`);
   if (typeof def.id !== 'string' || def.id === '') throw new TypeError(`add: id must be a non-empty string, got ${describe(def.id)}`);
   if (typeof def.command !== 'string' && !Array.isArray(def.command)) {
     throw new TypeError(`add: command of ${def.id} must be a string or an argv array`);
   }
-  positive(def.interval, `interval of ${def.id}`);
-  if (def.retryInterval !== undefined) positive(def.retryInterval, `retryInterval of ${def.id}`);
+  const interval = positive(def.interval, `interval of ${def.id}`);
+  const retryInterval = def.retryInterval === undefined ? undefined : positive(def.retryInterval, `retryInterval of ${def.id}`);
   const maxAttempts = def.maxAttempts ?? 1;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new TypeError(`maxAttempts of ${def.id} must be a positive integer, got ${describe(def.maxAttempts)}`);
@@ -99,7 +110,7 @@ export function checkDefinition(def: CheckDefinition, defaults: CheckOptions): {
   const options: Record<string, unknown> = { ...defaults };
   // An option the definition leaves undefined keeps the runner's (issue 17).
   for (const [k, v] of Object.entries(def)) if (!defKeys.has(k) && v !== undefined) options[k] = v;
-  return { maxAttempts, options };
+  return { maxAttempts, options, interval, retryInterval };
 }
 
 /** A stable fraction in [0, 1) from a string (FNV-1a). */

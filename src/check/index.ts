@@ -7,4 +7,4 @@ export type { PerfDatum, PerfdataParse } from './perfdata';
 export { parseRange, checkRange } from './range';
 export type { ThresholdRange } from './range';
 export { CheckRunner } from './runner';
-export type { CheckDefinition, CheckRunResult, Clock, RunnerOptions, RunnerStats } from './runner';
+export type { CheckDefinition, CheckRunResult, Clock, KeptDefinition, RunnerOptions, RunnerStats } from './runner';

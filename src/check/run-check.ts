@@ -1,5 +1,6 @@
 // runCheck: run one Nagios/monitoring-plugins check and turn whatever
 // happened into a CheckResult. It never rejects for anything the check did.
+import { parseDuration, type Duration } from '../duration';
 import { checkShellOption, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
 import { run, type ExecResult } from '../process/exec';
 import { ShellSyntaxError, SpawnError } from '../process/errors';
@@ -14,8 +15,8 @@ export type StateName = 'OK' | 'WARNING' | 'CRITICAL' | 'UNKNOWN';
 export const STATE_NAMES: readonly StateName[] = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'];
 
 export interface CheckOptions extends Omit<SpawnOptions, 'stdin' | 'stdout' | 'stderr'> {
-  /** ms (default 60 s, like Nagios' service_check_timeout); then the group is killed. */
-  timeout?: number | undefined;
+  /** ms or "60s" (default 60 s, like Nagios' service_check_timeout); then the group is killed. */
+  timeout?: Duration | undefined;
   /** State of a timed-out check (default 3 UNKNOWN; 2 CRITICAL for Nagios-like setups). */
   timeoutState?: CheckState | undefined;
   /** Bytes kept of stdout and of stderr (default 64 KiB); the rest is dropped, the check not failed. */
@@ -131,7 +132,8 @@ export async function runCheck(command: string | readonly string[], options?: Ch
     throw new TypeError(`runCheck: maxOutput must be a non-negative number of bytes, got ${describe(maxOutput)}`);
   }
   const shell = checkShellOption(o.shell ?? 'auto', 'runCheck');
-  const timeout = o.timeout ?? DEFAULT_TIMEOUT;
+  // A string with a unit ("10s") as checks files take it; numbers are validated with the spawn options.
+  const timeout = typeof o.timeout === 'string' ? parseDuration(o.timeout, 'runCheck: timeout') : o.timeout ?? DEFAULT_TIMEOUT;
   // The rest are spawn options; normalizeSpawn rejects unknown ones.
   const { timeoutState: _ts, maxOutput: _mo, shell: _sh, ...spawnOptions } = o;
   for (const key of Object.keys(o)) {

@@ -2,7 +2,7 @@
 // last result, and the views made of it (status, metrics figures, the result
 // emitted). The runner's scheduling and queueing live in runner.ts.
 import type { CheckFigures, CheckStatus } from './check-status';
-import type { CheckDefinition, CheckRunResult } from './definition';
+import type { CheckRunResult, KeptDefinition } from './definition';
 import { LastRun } from './last-run';
 import type { CheckOptions, CheckResult } from './run-check';
 
@@ -17,7 +17,7 @@ export const QUEUED = 2;
 export const CHANGED = 3;
 
 export interface Entry {
-  def: CheckDefinition;
+  def: KeptDefinition;
   /** What runCheck gets: the definition's check options and the runner's stop signal. */
   options: CheckOptions;
   /** GRID, NEXT, QUEUED, CHANGED. */
@@ -33,7 +33,7 @@ export interface Entry {
 }
 
 /** `own` is the runner's copy of the definition (maxAttempts filled in). */
-export function newEntry(own: CheckDefinition, options: CheckOptions): Entry {
+export function newEntry(own: KeptDefinition, options: CheckOptions): Entry {
   return {
     // NaN first: the array holds doubles from the start, never boxes.
     def: own, options, t: [NaN, NaN, NaN, NaN], attempt: 1,

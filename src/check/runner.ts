@@ -14,7 +14,7 @@ import { NO_ERRORS } from './plugin-output';
 import { runCheck, type CheckOptions, type CheckResult } from './run-check';
 import {
   checkDefinition, hashFraction, MAX_TIMER_MS, systemClock,
-  type CheckDefinition, type Clock, type RunnerOptions, type RunnerStats,
+  type CheckDefinition, type Clock, type KeptDefinition, type RunnerOptions, type RunnerStats,
 } from './definition';
 import { RunnerCounters } from './runner-counters';
 import {
@@ -22,7 +22,7 @@ import {
 } from './runner-entry';
 import { SharedOptions } from './shared-options';
 
-export type { CheckDefinition, CheckRunResult, Clock, RunnerOptions, RunnerStats } from './definition';
+export type { CheckDefinition, CheckRunResult, Clock, KeptDefinition, RunnerOptions, RunnerStats } from './definition';
 
 export class CheckRunner extends EventEmitter {
   readonly #clock: Clock;
@@ -71,13 +71,16 @@ export class CheckRunner extends EventEmitter {
 
   /** Adds a check; scheduled at once when the runner is started. */
   add(def: CheckDefinition): this {
-    const { maxAttempts, options } = checkDefinition(def, this.#defaults);
+    const { maxAttempts, options, interval, retryInterval } = checkDefinition(def, this.#defaults);
     if (this.#entries.has(def.id)) throw new TypeError(`add: a check with id ${JSON.stringify(def.id)} exists already`);
     // Copied with Object.assign, not spread: a spread copy of each definition
     // got a hidden class of its own (two maps and descriptor arrays per check,
     // ~400 B each at 20,000 checks); assigned properties share one.
-    const own = Object.assign({}, def);
+    const own = Object.assign({}, def) as KeptDefinition;
     own.maxAttempts = maxAttempts;
+    // In ms from here on (the definition may give "30s").
+    own.interval = interval;
+    if (retryInterval !== undefined) own.retryInterval = retryInterval;
     const entry = newEntry(own, this.#options.like(options));
     this.#entries.set(def.id, entry);
     if (this.#started && this.#stopping === null) {

@@ -7,7 +7,7 @@ import type { ShellOption } from '../command/shell-option';
 import { parseCommand } from '../command/parse-command';
 import { quoteText } from '../quote-text';
 import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
-import { parseDuration } from './duration';
+import { parseDuration } from '../duration';
 import { usageOf } from './help';
 import { onStopSignals } from './stop-signals';
 

@@ -6,7 +6,7 @@
 import os from 'node:os';
 import * as v from 'valibot';
 import { quoteName } from '../quote-text';
-import { parseDuration } from './duration';
+import { parseDuration } from '../duration';
 import { isUserMacroName, MAX_ARGS } from './macros';
 
 function isDuration(value: unknown): boolean {

@@ -132,7 +132,8 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
     return 0;
   }
   let longestInterval = 0;
-  for (const def of config.checks.defs) if (def !== undefined && def.interval > longestInterval) longestInterval = def.interval;
+  // A checks file's intervals are ms already (its schema reads the units).
+  for (const def of config.checks.defs) if (def !== undefined && typeof def.interval === 'number' && def.interval > longestInterval) longestInterval = def.interval;
   const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency });
   const applied = new AppliedChecks(runner);
   applied.apply(config.checks);

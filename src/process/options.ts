@@ -1,5 +1,6 @@
 // Spawn options: the public types, and their validation into what the native
 // side takes. Everything is checked here, before anything is spawned.
+import { parseDuration, type Duration } from '../duration';
 import { fileURLToPath } from 'node:url';
 import { NativeFlag, NativeMethod, NativeStdio } from '../binding';
 import { signalNumber } from './status';
@@ -27,11 +28,11 @@ export interface SpawnOptions {
   stdout?: StdioOption | undefined;
   /** 'stdout' sends stderr where stdout goes (2>&1). */
   stderr?: StdioOption | 'stdout' | undefined;
-  /** ms; then killSignal to the child's process group. 0 or undefined: none. */
-  timeout?: number | undefined;
+  /** ms (or "10s", "2m"…); then killSignal to the child's process group. 0 or undefined: none. */
+  timeout?: Duration | undefined;
   killSignal?: Signal | undefined;
-  /** ms after killSignal (timeout/abort) before SIGKILL; default 5000, 0 disables. */
-  forceKillAfter?: number | undefined;
+  /** ms (or "2s"…) after killSignal (timeout/abort) before SIGKILL; default 5000, 0 disables. */
+  forceKillAfter?: Duration | undefined;
   signal?: AbortSignal | undefined;
   /** Child leads its own process group, so timeouts reach grandchildren (default true). */
   processGroup?: boolean | undefined;
@@ -92,6 +93,8 @@ export function checkOptionKeys(options: object, api: string, extra?: ReadonlySe
 
 function checkMs(value: unknown, option: string): number {
   if (value === undefined) return 0;
+  // A string with a unit, as checks files take it ("10s"); a bare string number is ms.
+  if (typeof value === 'string') value = parseDuration(value, option);
   if (typeof value !== 'number' || Number.isNaN(value)) {
     throw new TypeError(`${option} must be a number of milliseconds, got ${describe(value)}`);
   }
