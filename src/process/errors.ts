@@ -70,18 +70,24 @@ export class SpawnError extends Error {
 }
 
 /** What exec/execFile reject with: the whole result is on the error. */
-export class ExecError extends Error {
+/**
+ * A rejected exec/execFile. `T` is what stdout and stderr hold, as for the
+ * result: `string` with the default encoding, `Buffer` with
+ * `encoding: 'buffer'`. A `catch` gets `unknown`: narrow with instanceof, then
+ * `err as ExecError<string>` where the call's encoding says so.
+ */
+export class ExecError<T extends string | Buffer = string | Buffer> extends Error {
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly timedOut: boolean;
   readonly aborted: boolean;
   readonly maxBufferExceeded: 'stdout' | 'stderr' | null;
-  readonly stdout: string | Buffer;
-  readonly stderr: string | Buffer;
+  readonly stdout: T;
+  readonly stderr: T;
   readonly command: string;
-  readonly result: ExitStatus & { stdout: string | Buffer; stderr: string | Buffer };
+  readonly result: ExitStatus & { stdout: T; stderr: T };
 
-  constructor(message: string, result: ExecErrorResult) {
+  constructor(message: string, result: ExecErrorResult<T>) {
     super(message, result.abortReason !== undefined ? { cause: result.abortReason } : undefined);
     this.name = 'ExecError';
     this.exitCode = result.exitCode;
@@ -96,9 +102,9 @@ export class ExecError extends Error {
   }
 }
 
-export interface ExecErrorResult extends ExitStatus {
-  stdout: string | Buffer;
-  stderr: string | Buffer;
+export interface ExecErrorResult<T extends string | Buffer = string | Buffer> extends ExitStatus {
+  stdout: T;
+  stderr: T;
   command: string;
   maxBufferExceeded: 'stdout' | 'stderr' | null;
   abortReason?: unknown;

@@ -60,6 +60,21 @@ export async function examples(): Promise<void> {
     if (e instanceof ExecError) console.log(e.exitCode, e.signal, e.timedOut, e.stdout, e.stderr, e.command);
     if (e instanceof ShellSyntaxError) console.log(e.reasons);
   }
+  // ExecError's output is typed by the encoding the call used, as the result's.
+  try {
+    await exec('false', { timeout: '10s', forceKillAfter: '2s' });
+  } catch (e) {
+    if (e instanceof ExecError) {
+      const err = e as ExecError<string>;
+      const firstLine: string = err.stdout.split('\n')[0] + err.result.stderr.trim();
+      console.log(firstLine);
+      // @ts-expect-error a string has no byteLength
+      console.log(err.stderr.byteLength);
+    }
+  }
+  // Durations as checks files take them.
+  await runCheck('true', { timeout: '30s' });
+  new CheckRunner().add({ id: 'd', command: 'true', interval: '1m', retryInterval: '10s' });
   const same: typeof exec = noshell.exec;
 
   // The result's type follows `encoding` (issue 20): no casts.
