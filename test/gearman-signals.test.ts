@@ -185,7 +185,9 @@ describe('noshell gearman-worker and signals', () => {
 });
 
 describe('GearmanWorker.reconfigure', () => {
-  it('moves to another gearmand: the old connection is closed, a running job\'s result goes to the new one, new jobs come from it', async () => {
+  // Before: the old connection was closed at once, and gearmand gives the jobs a closed
+  // connection held to another worker: the check ran twice and two results were posted.
+  it('moves to another gearmand: the old connection takes no new job, answers the one it handed out, then closes; the result goes to the new one', async () => {
     const { GearmanWorker } = await import('../src/gearman/worker');
     const a = new HostileGearmand('normal');
     const b = new HostileGearmand('normal');
@@ -193,12 +195,21 @@ describe('GearmanWorker.reconfigure', () => {
     const w = new GearmanWorker({ servers: [await a.listen()], key: KEY, services: true, identifier: 'move' }).start();
     try {
       await waitUntil(() => a.count(T.CAN_DO) > 0, 5000, 'CAN_DO on a');
-      a.queue('service', job(pidfile, 1));
+      const handle = a.queue('service', job(pidfile, 1));
       await waitUntil(() => pids(pidfile).length === 1, 5000, 'the job on a');
       const r = w.reconfigure({ servers: [await b.listen()], key: KEY, services: true, identifier: 'move' });
       expect(r).toEqual({ changed: ['servers'], serversAdded: [b.address], serversRemoved: [a.address] });
-      await waitUntil(() => a.peerCloses.length >= 2, 5000, 'both connections to a closed');
+      // While the job runs: its abilities withdrawn, its connection still open, a new job of a's not taken.
+      await waitUntil(() => a.count(T.RESET_ABILITIES) > 0, 5000, 'RESET_ABILITIES on a');
+      a.queue('service', job(pidfile, 0));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(a.completed.has(handle)).toBe(false);
+      expect(a.openConnections).toBeGreaterThan(0);
       await waitUntil(() => b.results.length === 1, 10_000, 'the running job\'s result on b');
+      // Its answer goes to a, the gearmand that handed it out, and only then the connection closes.
+      await waitUntil(() => a.completed.has(handle), 5000, 'WORK_COMPLETE on a');
+      await waitUntil(() => a.openConnections === 0, 5000, 'both connections to a closed');
+      expect(pids(pidfile)).toHaveLength(1);
       b.queue('service', job(pidfile, 0));
       await waitUntil(() => b.results.length === 2, 10_000, 'a job from b');
       expect(a.results.length).toBe(0);

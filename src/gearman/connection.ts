@@ -116,6 +116,22 @@ export class GearmanConnection extends EventEmitter {
     this.socket?.destroy();
   }
 
+  /**
+   * Closes once what was sent has been written (a job's last answer), not
+   * dialled again; a peer that does not take it within `ms` is cut off.
+   */
+  closeWhenWritten(ms = 5000): void {
+    const socket = this.socket;
+    if (socket === null || socket.destroyed) return this.close();
+    this.closed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.clearStableTimer();
+    // end() uncorks: the packets of this tick go out before the FIN.
+    socket.end();
+    setTimeout(() => socket.destroy(), ms).unref();
+  }
+
   private clearStableTimer(): void {
     if (this.stableTimer !== null) clearTimeout(this.stableTimer);
     this.stableTimer = null;

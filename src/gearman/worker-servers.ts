@@ -5,6 +5,7 @@
 // handled here and assigned jobs handed to the worker.
 import { GearmanConnection, type ConnectionOptions, type ServerAddress } from './connection';
 import { GrabWindow } from './grab-window';
+import { countOf } from '../count-text';
 import { LogLimit, peerText } from './log-limit';
 import { PacketType, type Packet } from './packet';
 
@@ -34,6 +35,19 @@ export function serverKey(a: ServerAddress): string {
 
 export class WorkerServers {
   private list: Server[] = [];
+  /**
+   * Jobs each connection holds (assigned, not yet answered), for the
+   * connection's generation they came on: a new generation (a reconnect) holds
+   * none, gearmand having taken them back.
+   */
+  private readonly holding = new Map<GearmanConnection, { generation: number; jobs: number }>();
+  /**
+   * Connections of servers a reload dropped that still hold jobs: no new ones
+   * (RESET_ABILITIES, no grabs), closed once those are answered. Closed at
+   * once, gearmand handed each job it held to another worker, so the check ran
+   * twice and two results were posted.
+   */
+  private readonly draining = new Set<GearmanConnection>();
   /** Where grab() starts, turned each call so no server is always served first. */
   private next = 0;
   private started = false;
@@ -68,7 +82,13 @@ export class WorkerServers {
       if (wanted.has(serverKey(s.conn.server))) kept.push(s);
       else {
         s.conn.send(PacketType.RESET_ABILITIES);
-        s.conn.close();
+        const held = this.held(s.conn);
+        if (held > 0) {
+          this.draining.add(s.conn);
+          this.hooks.log('info', `gearmand ${s.conn.label} dropped: closed once the ${countOf(held, 'job')} it handed out ${held === 1 ? 'is' : 'are'} answered`);
+        } else {
+          s.conn.close();
+        }
       }
     }
     const have = new Set(kept.map((s) => serverKey(s.conn.server)));
@@ -103,6 +123,26 @@ export class WorkerServers {
 
   close(): void {
     for (const s of this.list) s.conn.close();
+    for (const c of this.draining) c.close();
+    this.draining.clear();
+  }
+
+  /** Jobs `conn` holds now (those of its current generation). */
+  private held(conn: GearmanConnection): number {
+    const h = this.holding.get(conn);
+    return h !== undefined && h.generation === conn.generation ? h.jobs : 0;
+  }
+
+  /**
+   * A job assigned on `conn` (in `generation`) was answered: a dropped
+   * server's connection that holds no more is closed.
+   */
+  jobAnswered(conn: GearmanConnection, generation: number): void {
+    const h = this.holding.get(conn);
+    if (h === undefined || h.generation !== generation) return;
+    if (--h.jobs <= 0) this.holding.delete(conn);
+    // After the answer just sent: it must reach gearmand before the connection goes.
+    if (h.jobs <= 0 && this.draining.delete(conn)) conn.closeWhenWritten();
   }
 
   /** Asks servers for jobs while slots are free (a grab in flight holds a slot). */
@@ -134,11 +174,20 @@ export class WorkerServers {
     const conn = new GearmanConnection(address, this.connOptions);
     const server: Server = { conn, grabs: new GrabWindow(this.limit), noise: new LogLimit() };
     conn.on('connect', () => {
+      // Dropped while it held jobs, then lost: those are gearmand's again, nothing is left to answer.
+      if (this.draining.delete(conn)) {
+        conn.close();
+        return;
+      }
       this.announce(server, false);
       server.grabs.connected();
       this.grab();
     });
-    conn.on('disconnect', () => server.grabs.disconnected());
+    conn.on('disconnect', () => {
+      server.grabs.disconnected();
+      this.holding.delete(conn);
+      if (this.draining.delete(conn)) conn.close();
+    });
     conn.on('packet', (p) => this.onPacket(server, p));
     conn.on('drain', () => this.grab());
     return server;
@@ -176,6 +225,11 @@ export class WorkerServers {
         }
         s.conn.answered();
         s.grabs.assigned();
+        {
+          const h = this.holding.get(s.conn);
+          if (h !== undefined && h.generation === s.conn.generation) h.jobs++;
+          else this.holding.set(s.conn, { generation: s.conn.generation, jobs: 1 });
+        }
         this.hooks.onJob(s.conn, p.args[0].toString('latin1'), p.args[1].toString('utf8'), p.args[3]);
         this.grab();
         break;

@@ -189,6 +189,8 @@ export class GearmanWorker extends EventEmitter {
     const finish = (type: number, args: string[]) => {
       // A job from a lost connection is gearmand's again; answering on the new one would be wrong.
       if (conn.generation === gen) conn.send(type, [handle, ...args]);
+      // A dropped server's connection closes once its last job is answered (worker-servers.ts).
+      this.servers.jobAnswered(conn, gen);
     };
     if (queue === this.statusQueue) {
       this.metricsData.statusRequests++;
