@@ -8,7 +8,7 @@ import { chmodSync, chownSync, copyFileSync, existsSync, linkSync, mkdirSync, mk
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findNodeGyp } from '../src/cli/build-addon';
+import { findNodeGyp, untrustedAddonApi } from '../src/cli/build-addon';
 import { isRoot, NOBODY } from './unprivileged';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
@@ -88,6 +88,30 @@ describe.runIf(isRoot)('build-addon finds node-gyp only where no one else can pu
     expect(choice.refused).toHaveLength(1);
     expect(choice.refused[0]).toContain(planted);
     expect(choice.refused[0]).toMatch(/owned by uid 65534/);
+  });
+
+  it("node-addon-api found by walking up into a shared directory (a package without its own) is refused, as gyp would run it", () => {
+    const api = path.join(shared, 'node_modules', 'node-addon-api');
+    mkdirSync(api, { recursive: true });
+    writeFileSync(path.join(api, 'package.json'), '{"name":"node-addon-api","main":"index.js"}');
+    writeFileSync(path.join(api, 'index.js'), `require('fs').writeFileSync(${JSON.stringify(mark)}, 'api');\n`);
+    for (const p of [api, path.join(api, 'package.json'), path.join(api, 'index.js')]) chownSync(p, NOBODY, NOBODY);
+    // Root's package, with no node_modules of its own, below the shared directory.
+    const native = path.join(shared, 'rootdir', 'pkg', 'native');
+    mkdirSync(native, { recursive: true });
+    expect(untrustedAddonApi(native)).toMatch(/node-addon-api\/index\.js.*owned by uid 65534/);
+    // This package's own copy is taken.
+    expect(untrustedAddonApi(path.join(__dirname, '..', 'native'))).toBeNull();
+    expect(existsSync(mark)).toBe(false);
+  });
+
+  it('a FIFO named as node-gyp is refused (its writer would feed node the script)', () => {
+    const fifo = path.join(shared, 'node-gyp.js');
+    spawnSync('mkfifo', ['-m', '666', fifo]);
+    chownSync(fifo, NOBODY, NOBODY);
+    const choice = findNodeGyp({ PATH: '/usr/bin:/bin', npm_config_node_gyp: fifo });
+    expect(choice.command?.includes(fifo) ?? false).toBe(false);
+    expect(choice.refused).toEqual([`${fifo}: not a regular file`]);
   });
 
   it("npm's own node-gyp beside the running node (root's) is taken, and named before it runs", () => {

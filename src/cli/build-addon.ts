@@ -5,7 +5,7 @@
 // load error names it. It must not load the addon itself: it runs before one
 // exists.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { localBuildPath } from '../binding-load-error';
 import { quoteArg } from '../command/shell-option';
@@ -73,15 +73,22 @@ export function findNodeGyp(env: NodeJS.ProcessEnv): NodeGypChoice {
   const trusted = (file: string): boolean => {
     let why: string | null;
     try {
-      why = untrustedFile(path.resolve(file));
+      // untrustedFile leaves an entry that is not a regular file to us: a FIFO in a sticky
+      // directory, say, whose writer feeds node whatever it likes. A regular file in a
+      // trusted directory stays what it is: only us or root could replace it.
+      why = untrustedFile(file);
+      if (why === null && !statSync(file).isFile()) why = 'not a regular file';
     } catch (e) {
       why = (e as Error).message;
     }
     if (why !== null) refused.push(`${file}: ${why}`);
     return why === null;
   };
-  for (const script of scripts) {
-    if (script === undefined || script === '' || !path.isAbsolute(script) || !existsSync(script)) continue;
+  for (const candidate of scripts) {
+    if (candidate === undefined || candidate === '' || !path.isAbsolute(candidate)) continue;
+    // The path that is checked is the path that is run (`a/../b` taken as the kernel takes it).
+    const script = path.normalize(candidate);
+    if (!existsSync(script)) continue;
     if (trusted(script)) return { command: [process.execPath, script], refused };
   }
   const bin = onPath('node-gyp', env);
@@ -115,10 +122,37 @@ function writable(dir: string): boolean {
  * An explicit nodedir (npm config, --nodedir) wins.
  */
 function gypEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  // No empty or relative PATH entry for what node-gyp starts (node, python3, make, cc):
+  // those are the working directory, which may be anyone's.
+  const out: NodeJS.ProcessEnv = { ...env, PATH: (env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d)).join(':') };
   const prefix = path.join(path.dirname(process.execPath), '..');
-  if (env.npm_config_nodedir !== undefined && env.npm_config_nodedir !== '') return env;
-  if (!existsSync(path.join(prefix, 'include', 'node', 'node_api.h'))) return env;
-  return { ...env, npm_config_nodedir: path.resolve(prefix) };
+  if (env.npm_config_nodedir !== undefined && env.npm_config_nodedir !== '') return out;
+  if (!existsSync(path.join(prefix, 'include', 'node', 'node_api.h'))) return out;
+  out.npm_config_nodedir = path.resolve(prefix);
+  return out;
+}
+
+/**
+ * Why node-addon-api, as native/binding.gyp will find it (`require` from
+ * native/, walking up through every parent's node_modules), may not be
+ * used, or null. A layout without its own copy would take one from a shared
+ * directory above the package (/tmp/node_modules), run as whoever builds.
+ * The walk's earlier stops are inside the package, which is checked too, so
+ * what is found here is what gyp finds.
+ */
+export function untrustedAddonApi(native: string): string | null {
+  let found: string;
+  try {
+    found = require.resolve('node-addon-api', { paths: [native] });
+  } catch {
+    return 'node-addon-api not found from the package (npm installs it with the package: run npm install)';
+  }
+  try {
+    const why = untrustedFile(found);
+    return why === null ? null : `${found}: ${why}`;
+  } catch (e) {
+    return `${found}: ${(e as Error).message}`;
+  }
 }
 
 export function buildAddonCommand(args: string[], out: Write, err: Write, env: NodeJS.ProcessEnv = process.env): number {
@@ -142,6 +176,11 @@ export function buildAddonCommand(args: string[], out: Write, err: Write, env: N
     err(`noshell build-addon: building the addon needs ${missing.join(', ')}, not found on PATH.\n` +
       'Debian/Ubuntu: apt-get install build-essential python3; Fedora/RHEL: dnf install gcc-c++ make python3; ' +
       'Alpine: apk add build-base python3\n');
+    return 1;
+  }
+  const addonApi = untrustedAddonApi(native);
+  if (addonApi !== null) {
+    err(`noshell build-addon: not building with ${addonApi}\n`);
     return 1;
   }
   const { command: gyp, refused } = findNodeGyp(env);
