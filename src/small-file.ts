@@ -3,7 +3,8 @@
 // blocked the worker's event loop on every SIGHUP reload until someone wrote
 // to it; /dev/zero or /dev/urandom would be read until memory ran out. A pipe
 // is read where the caller allows it (a start: `--config=<(make-config)`),
-// never on a reload, where the loop must not wait for a writer.
+// without blocking and for 10 s at most, never on a reload, where the loop
+// must not wait for a writer.
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 
 function kindOf(st: Stats): string {
@@ -15,13 +16,32 @@ function kindOf(st: Stats): string {
   return 'not a regular file';
 }
 
-/** Up to `max` + 1 bytes of `fd`, read until EOF. */
-function readUpTo(fd: number, max: number): Buffer {
+/** How long a pipe read at start may take to reach its end: its writer is a command (`<(…)`), not a person. */
+const PIPE_DEADLINE_MS = 10_000;
+
+/**
+ * Up to `max` + 1 bytes of `fd`, read until EOF. `fd` may be a non-blocking
+ * pipe: EAGAIN (a writer that has not written yet) waits a few ms, up to
+ * PIPE_DEADLINE_MS, without the open or a read ever blocking — a signal held
+ * meanwhile is acted on within that bound. A pipe no one has opened for
+ * writing reads as empty at once.
+ */
+function readUpTo(fd: number, max: number, file: string): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
+  let deadline = 0;
   for (;;) {
     const chunk = Buffer.allocUnsafe(Math.min(65_536, max + 1 - total));
-    const n = readSync(fd, chunk, 0, chunk.length, null);
+    let n: number;
+    try {
+      n = readSync(fd, chunk, 0, chunk.length, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      deadline ||= Date.now() + PIPE_DEADLINE_MS;
+      if (Date.now() > deadline) throw new TypeError(`${file}: the pipe's writer did not finish within ${PIPE_DEADLINE_MS / 1000} s`, { cause: e });
+      Atomics.wait(PAUSE, 0, 0, 5);
+      continue;
+    }
     if (n === 0) break;
     chunks.push(chunk.subarray(0, n));
     total += n;
@@ -30,29 +50,26 @@ function readUpTo(fd: number, max: number): Buffer {
   return Buffer.concat(chunks, total);
 }
 
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
 /**
  * The bytes of `file`, at most `max`. A TypeError (naming the file and what
  * it is) for anything but a regular file — or a pipe when `pipes` — and for
  * a file over `max`; open errors are thrown as they come (ENOENT…).
  */
 export function readSmallFile(file: string, options: { max: number; pipes: boolean }): Buffer {
-  // O_NONBLOCK: opening a FIFO for reading waits for a writer otherwise.
-  let fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  // O_NONBLOCK: opening a FIFO for reading waits for a writer otherwise, and
+  // reading one waits for its data, for ever; the process acts on no signal meanwhile.
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   try {
     const st = fstatSync(fd);
-    if (!st.isFile()) {
-      if (!(options.pipes && st.isFIFO())) {
-        throw new TypeError(`${file} is ${kindOf(st)}, not a regular file${st.isFIFO() ? ' (a pipe is read at start only, not on a reload)' : ''}`);
-      }
-      // A pipe at start: read it as a blocking one, to its writer's end.
-      closeSync(fd);
-      fd = -1;
-      fd = openSync(file, constants.O_RDONLY | constants.O_NOCTTY);
+    if (!st.isFile() && !(options.pipes && st.isFIFO())) {
+      throw new TypeError(`${file} is ${kindOf(st)}, not a regular file${st.isFIFO() ? ' (a pipe is read at start only, not on a reload)' : ''}`);
     }
-    const data = readUpTo(fd, options.max);
+    const data = readUpTo(fd, options.max, file);
     if (data.length > options.max) throw new TypeError(`${file} is larger than ${options.max} bytes`);
     return data;
   } finally {
-    if (fd >= 0) closeSync(fd);
+    closeSync(fd);
   }
 }

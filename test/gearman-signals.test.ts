@@ -4,8 +4,7 @@
 // live through SIGHUP, finish what runs, deliver every result and leave no
 // plugin behind.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +40,21 @@ afterEach(async () => {
 
 function job(pidfile: string, seconds: number, type: 'host' | 'service' = 'service'): string {
   return codec.encode(formatJob({ type, hostName: 'h', serviceDescription: type === 'service' ? 's' : undefined, commandLine: `${plugin} ${pidfile} ${seconds}` }));
+}
+
+/** Whether process `pid` has `file` open. */
+function holds(pid: number, file: string): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
 }
 
 function pids(file: string): number[] {
@@ -106,19 +120,65 @@ describe('noshell gearman-worker and signals', () => {
     execFileSync('mkfifo', [fifo]);
     srv = new HostileGearmand('normal');
     const text = `server=${await srv.listen()}\nkey=${KEY}\nidentifier=start\n`;
+    // A writer that has not written yet (O_RDWR: open without waiting for a reader): the worker's
+    // start waits on its config, without blocking, for up to 10 s.
+    const writer = openSync(fifo, 'r+');
     const logfile = path.join(tmp, 'start.log');
-    worker = new WorkerProcess([`--config=${fifo}`], logfile);
+    try {
+      worker = new WorkerProcess([`--config=${fifo}`], logfile);
+      const w = worker;
+      // Its config open, waiting for data: inside the start, whose signals are held.
+      await waitUntil(() => holds(w.pid, fifo), 10_000, 'the worker to open its config');
+      expect(catches(w.pid, 1)).toBe(true);
+      w.signal('SIGHUP');
+      writeSync(writer, text);
+    } finally {
+      closeSync(writer);
+    }
     const w = worker;
-    await waitUntil(() => catches(w.pid, 1), 10_000, 'the worker to catch SIGHUP while it reads its config');
-    w.signal('SIGHUP');
-    await writeFile(fifo, text);
     const s = srv;
     await waitUntil(() => s.count(T.CAN_DO) > 0, 10_000, 'the worker to announce its queues');
     await waitUntil(() => /SIGHUP[^\n]*: reloading the configuration/.test(w.log()), 10_000, 'the reload');
-    // The reload does not wait for a writer: a pipe is read at start only (its event loop was held until one came).
+    // The reload does not wait for a writer: a pipe is read at start only.
     await waitUntil(() => w.log().includes('reload failed'), 10_000, 'the reload to give up on the pipe');
     expect(w.log()).toContain(`config file ${fifo} is a pipe (FIFO), not a regular file (a pipe is read at start only, not on a reload)`);
     expect(w.alive).toBe(true);
+    w.signal('SIGTERM');
+    expect(await w.exited).toEqual({ code: 0, signal: null });
+  }, 60_000);
+
+  // A process blocked reading a FIFO acts on no signal: a start that waited for a writer could
+  // not be stopped by SIGTERM (outside review), and a reload held the event loop until one came.
+  it('a config pipe no one writes: the start goes on at once (empty config, exit 2); a key file pipe is refused on reload, not waited for', async () => {
+    const fifo = path.join(tmp, 'nowriter.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const t = Date.now();
+    const r = spawnSync(process.execPath, [path.join(__dirname, '..', 'dist', 'cli.js'), 'gearman-worker', `--config=${fifo}`,
+      ...(process.getuid?.() === 0 ? ['--allow-root'] : [])], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toContain('no server given');
+    expect(Date.now() - t).toBeLessThan(5000);
+
+    const keyfifo = path.join(tmp, 'key.fifo');
+    execFileSync('mkfifo', [keyfifo]);
+    srv = new HostileGearmand('normal');
+    const address = await srv.listen();
+    const keyWriter = openSync(keyfifo, 'r+');
+    try {
+      worker = new WorkerProcess([`--server=${address}`, `--keyfile=${keyfifo}`, '--identifier=keypipe'], path.join(tmp, 'keypipe.log'));
+      const starting = worker;
+      // Written once the worker has it open: data in a pipe no reader holds is dropped when its last end closes.
+      await waitUntil(() => holds(starting.pid, keyfifo), 10_000, 'the worker to open its key file');
+      writeSync(keyWriter, `${KEY}\n`);
+    } finally {
+      closeSync(keyWriter);
+    }
+    const w = worker;
+    const s = srv;
+    await waitUntil(() => s.count(T.CAN_DO) > 0, 10_000, 'the worker to announce its queues');
+    w.signal('SIGHUP');
+    await waitUntil(() => w.log().includes('reload failed'), 10_000, 'the reload to refuse the key pipe');
+    expect(w.log()).toContain(`keyfile ${keyfifo} is a pipe (FIFO): read at start only, not on a reload`);
     w.signal('SIGTERM');
     expect(await w.exited).toEqual({ code: 0, signal: null });
   }, 60_000);

@@ -1,5 +1,6 @@
 // The command line and worker.conf of `noshell gearman-worker`, named as
 // the C mod_gearman_worker names them, turned into GearmanWorker options.
+import { statSync } from 'node:fs';
 import { definedFields } from '../defined-fields';
 import { actingUid } from '../privilege';
 import type { GearmanWorkerOptions } from '../gearman/worker-options';
@@ -41,6 +42,15 @@ function bool(p: ParsedOptions, key: string): boolean | undefined {
 }
 
 /** worker.conf / command line → GearmanWorker options (and the CLI's own: logfile, debug, metrics). */
+function isFifo(file: string): boolean {
+  try {
+    return statSync(file).isFIFO();
+  } catch {
+    // Not there or not ours to look at: the key's own read says why.
+    return false;
+  }
+}
+
 /** `reload`: read again for a SIGHUP, where a config file that is a pipe is refused (small-file.ts). */
 export function workerOptionsFromArgs(args: readonly string[], reload = false): {
   options: GearmanWorkerOptions; logfile: string | undefined; debug: number; prometheus: { host: string; port: number } | undefined;
@@ -53,6 +63,10 @@ export function workerOptionsFromArgs(args: readonly string[], reload = false): 
   const encryption = bool(p, 'encryption') ?? true;
   const key = last(p, 'key');
   const keyfile = last(p, 'keyfile');
+  // A key file that is a pipe is read at start only: a reload that would read it again is refused whole.
+  if (reload && keyfile !== undefined && isFifo(keyfile)) {
+    throw new TypeError(`keyfile ${keyfile} is a pipe (FIFO): read at start only, not on a reload`);
+  }
   if (encryption && key === undefined && keyfile === undefined && !help) {
     throw new TypeError(`${TOOL}: encryption is on but no key is set (--key=..., --keyfile=... or --encryption=no)`);
   }
