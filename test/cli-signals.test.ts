@@ -115,9 +115,11 @@ describe('noshell check stops its plugin when it is stopped', () => {
     expect(ms).toBeLessThan(15_000);
   });
 
-  it('under coreutils `timeout 1` (SIGTERM to noshell only) the plugin does not outlive noshell check', async () => {
+  // 3 s, not 1: on a loaded machine (CI under load) node's start and the plugin's took over 1 s,
+  // and the SIGTERM came before there was a plugin to outlive anything.
+  it('under coreutils `timeout 3` (SIGTERM to noshell only) the plugin does not outlive noshell check', async () => {
     const p = plugin('save plugin $$\nexec sleep 30');
-    const run = start('timeout', ['1', process.execPath, CLI, 'check', '--', p.file]);
+    const run = start('timeout', ['3', process.execPath, CLI, 'check', '--', p.file]);
     const pid = await pidFrom(p.pid('plugin'));
     const { code } = await run.exited;
     expect(code).toBe(124); // timeout's own status: it had to send SIGTERM
