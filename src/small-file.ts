@@ -7,12 +7,13 @@
 // must not wait for a writer.
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 
-function kindOf(st: Stats): string {
+/** What a file that is not a regular one is, for a message ("is a FIFO, not a regular file"). */
+export function kindOf(st: Stats): string {
   if (st.isDirectory()) return 'a directory';
-  if (st.isFIFO()) return 'a pipe (FIFO)';
-  if (st.isSocket()) return 'a socket';
+  if (st.isFIFO()) return 'a FIFO';
   if (st.isCharacterDevice()) return 'a character device';
   if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
   return 'not a regular file';
 }
 

@@ -113,8 +113,8 @@ describe('noshell gearman-worker and signals', () => {
 
   // Node leaves a signal at its default until a listener is added: a SIGHUP
   // before the worker's handlers were in ended it with 129 and no word. Its
-  // start here is held open by a config file that is a FIFO: reading it blocks
-  // until the test writes it.
+  // start here is held open by a config file that is a FIFO whose writer has
+  // not written yet.
   it('a SIGHUP during the start is not fatal: the worker starts, then reloads', async () => {
     const fifo = path.join(tmp, 'start.fifo');
     execFileSync('mkfifo', [fifo]);
@@ -141,7 +141,7 @@ describe('noshell gearman-worker and signals', () => {
     await waitUntil(() => /SIGHUP[^\n]*: reloading the configuration/.test(w.log()), 10_000, 'the reload');
     // The reload does not wait for a writer: a pipe is read at start only.
     await waitUntil(() => w.log().includes('reload failed'), 10_000, 'the reload to give up on the pipe');
-    expect(w.log()).toContain(`config file ${fifo} is a pipe (FIFO), not a regular file (a pipe is read at start only, not on a reload)`);
+    expect(w.log()).toContain(`config file ${fifo} is a FIFO, not a regular file (a pipe is read at start only, not on a reload)`);
     expect(w.alive).toBe(true);
     w.signal('SIGTERM');
     expect(await w.exited).toEqual({ code: 0, signal: null });
@@ -178,7 +178,7 @@ describe('noshell gearman-worker and signals', () => {
     await waitUntil(() => s.count(T.CAN_DO) > 0, 10_000, 'the worker to announce its queues');
     w.signal('SIGHUP');
     await waitUntil(() => w.log().includes('reload failed'), 10_000, 'the reload to refuse the key pipe');
-    expect(w.log()).toContain(`keyfile ${keyfifo} is a pipe (FIFO): read at start only, not on a reload`);
+    expect(w.log()).toContain(`keyfile ${keyfifo} is a FIFO: read at start only, not on a reload`);
     w.signal('SIGTERM');
     expect(await w.exited).toEqual({ code: 0, signal: null });
   }, 60_000);

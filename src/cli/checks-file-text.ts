@@ -8,8 +8,9 @@
 // (fs-trust.ts): its checks may run as any user. And whatever file it is
 // (a symlink to /etc/shadow…), a syntax error shows where, not what.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { LineCounter, parseDocument, type ErrorCode } from 'yaml';
+import { kindOf } from '../small-file';
 import { untrustedFile, type FileIdentity } from '../fs-trust';
 import { actingUid } from '../privilege';
 import { jsonSyntaxError, lineColumn } from './json-syntax';
@@ -80,15 +81,6 @@ function refuseUntrusted(file: string): FileIdentity | null {
   }
   if (why !== null) throw new TypeError(`refusing to read ${file} as root: ${why}`);
   return found;
-}
-
-function kindOf(st: Stats): string {
-  if (st.isDirectory()) return 'a directory';
-  if (st.isFIFO()) return 'a FIFO';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isSocket()) return 'a socket';
-  return 'not a regular file';
 }
 
 /** At most `max` bytes of the regular file `file`; an Error saying why not. */

@@ -65,7 +65,7 @@ export function workerOptionsFromArgs(args: readonly string[], reload = false): 
   const keyfile = last(p, 'keyfile');
   // A key file that is a pipe is read at start only: a reload that would read it again is refused whole.
   if (reload && keyfile !== undefined && isFifo(keyfile)) {
-    throw new TypeError(`keyfile ${keyfile} is a pipe (FIFO): read at start only, not on a reload`);
+    throw new TypeError(`keyfile ${keyfile} is a FIFO: read at start only, not on a reload`);
   }
   if (encryption && key === undefined && keyfile === undefined && !help) {
     throw new TypeError(`${TOOL}: encryption is on but no key is set (--key=..., --keyfile=... or --encryption=no)`);
