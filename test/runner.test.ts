@@ -309,14 +309,20 @@ describe('CheckRunner stop, stats, metrics', () => {
 describe('CheckRunner.replace', () => {
   const CRIT = [PROBE, 'exit', '2'];
 
-  it("keeps the last result and its series until the new definition's first result (a reload's changed check)", async () => {
+  /** A started runner (fake clock) whose check `id` has had its first result, CRITICAL. */
+  async function afterFirstResult(id: string, interval: number): Promise<{ clock: FakeClock; runner: CheckRunner; results: CheckRunResult[] }> {
     const clock = new FakeClock();
     const runner = new CheckRunner({ clock });
     const results = collect(runner);
-    runner.add({ id: 'disk', command: CRIT, interval: 3_600_000 });
+    runner.add({ id, command: CRIT, interval });
     runner.start();
     clock.advance(0);
     expect(await waitFor(() => results.length === 1)).toBe(true);
+    return { clock, runner, results };
+  }
+
+  it("keeps the last result and its series until the new definition's first result (a reload's changed check)", async () => {
+    const { clock, runner, results } = await afterFirstResult('disk', 3_600_000);
     const changedAt = runner.checkStatus()[0].lastStateChangeAt;
     runner.replace({ id: 'disk', command: OK, interval: 3_600_000 });
     // Before its first run (somewhere in its hour): the last result is still there, with its state series.
@@ -337,13 +343,7 @@ describe('CheckRunner.replace', () => {
   });
 
   it('remove() then add() starts with no result (a new check), as before', async () => {
-    const clock = new FakeClock();
-    const runner = new CheckRunner({ clock });
-    const results = collect(runner);
-    runner.add({ id: 'disk', command: CRIT, interval: 3_600_000 });
-    runner.start();
-    clock.advance(0);
-    expect(await waitFor(() => results.length === 1)).toBe(true);
+    const { runner } = await afterFirstResult('disk', 3_600_000);
     runner.remove('disk');
     runner.add({ id: 'disk', command: OK, interval: 3_600_000 });
     expect(runner.checkStatus()[0].last).toBeNull();
@@ -352,13 +352,7 @@ describe('CheckRunner.replace', () => {
   });
 
   it('replaced while it runs: the replacement shows the result of the run that was in progress', async () => {
-    const clock = new FakeClock();
-    const runner = new CheckRunner({ clock });
-    const results = collect(runner);
-    runner.add({ id: 'x', command: CRIT, interval: 1000 });
-    runner.start();
-    clock.advance(0);
-    expect(await waitFor(() => results.length === 1)).toBe(true);
+    const { clock, runner, results } = await afterFirstResult('x', 1000);
     runner.replace({ id: 'x', command: ['/bin/sh', '-c', 'sleep 0.3; exit 1'], interval: 1000 });
     expect(runner.checkStatus()[0].last).toMatchObject({ state: 2 });
     clock.advance(1000);
