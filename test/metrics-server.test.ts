@@ -584,6 +584,32 @@ describe('/metrics streams large scrapes', () => {
     for (const s of idle) s.destroy();
   });
 
+  // Outside review: clients reading a large page a little at a time (so no send timeout fires)
+  // held every slot for as long as they went on, and every scrape was reset meanwhile.
+  it('slow readers of a large page holding every slot: past slowResponseMs the longest response makes room for a scrape', async () => {
+    server = await serveMetrics(createRunnerRegistry(bigSource(5000)), { port: 0, maxConnections: 4, slowResponseMs: 500 });
+    const { port } = new URL(server.url);
+    const slow = await Promise.all(Array.from({ length: 4 }, () => new Promise<net.Socket>((resolve) => {
+      const s = net.connect(Number(port), '127.0.0.1', () => s.write('GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n'));
+      // A chunk every 100 ms: always taking some, never the whole page for many seconds.
+      s.on('data', () => {
+        resolve(s);
+        s.pause();
+        setTimeout(() => s.resume(), 100).unref();
+      });
+      s.on('error', () => {});
+    })));
+    const connections = () => new Promise<number>((resolve) => server!.server.getConnections((_, n) => resolve(n)));
+    expect(await connections()).toBe(4);
+    await new Promise((r) => setTimeout(r, 700));
+    const reply = await get(server.url);
+    expect(reply.status).toBe(200);
+    expect(reply.body).toContain('noshell_check_state{check="host-4999/ping"} 3');
+    // One slow reader made room (counted on the server's side: the client has megabytes in its buffers to read first).
+    expect(await connections()).toBeLessThanOrEqual(4);
+    for (const s of slow) s.destroy();
+  });
+
   it('a client that pipelines requests and never reads is closed; four of them do not lock scrapers out (outside review)', async () => {
     server = await serveMetrics(createRunnerRegistry(bigSource(5000)), { port: 0, maxConnections: 4, sendTimeoutMs: 500 });
     const { port } = new URL(server.url);

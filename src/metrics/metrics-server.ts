@@ -19,7 +19,9 @@
 // progress (one that never sent one, or a kept-alive one between requests),
 // not itself: any local process holding the cap's worth of idle connections,
 // opened again as they timed out, kept Prometheus out for as long as it went
-// on. Only when every held connection is being served is the new one closed.
+// on. When every held connection is being served, the response that has run
+// longest goes if it is past slowResponseMs (clients reading a large page a
+// little at a time held every slot); else the new connection is closed.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { describe } from '../validate';
@@ -73,8 +75,20 @@ export interface ServeMetricsOptions {
    * UTF-16 units or bytes (default 4 Mi); a longer body is let go as it is written.
    */
   keepChars?: number | undefined;
-  /** Connections held at once (default 64); more are closed as soon as they are accepted. */
+  /**
+   * Connections held at once (default 64). One more closes the oldest without a
+   * request in progress, else the one whose response has run longest if past
+   * slowResponseMs, else itself.
+   */
   maxConnections?: number | undefined;
+  /**
+   * A response in progress longer than this, ms (default 10,000: Prometheus's
+   * default scrape timeout, past which its scrape has failed anyway), may be
+   * cut for a new connection when every held one is busy: clients that read a
+   * large page slowly, a little at a time (so no send timeout fires), held every
+   * slot for as long as they went on.
+   */
+  slowResponseMs?: number | undefined;
   /** Time for a connection to send its request headers, ms (default 5,000). */
   headersTimeoutMs?: number | undefined;
   /** Time for a whole request, ms (default 10,000). */
@@ -111,6 +125,7 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   const keepChars = options.keepChars ?? 4 * 1024 * 1024;
   if (!(keepChars >= 0)) throw new TypeError(`keepChars must be a non-negative number, got ${String(keepChars)}`);
   const maxConnections = positive(options.maxConnections, 'maxConnections', 64);
+  const slowResponse = positive(options.slowResponseMs, 'slowResponseMs', 10_000);
   const headersTimeout = positive(options.headersTimeoutMs, 'headersTimeoutMs', 5000);
   const requestTimeout = Math.max(headersTimeout, positive(options.requestTimeoutMs, 'requestTimeoutMs', 10_000));
   const keepAliveTimeout = positive(options.keepAliveTimeoutMs, 'keepAliveTimeoutMs', 5000);
@@ -138,6 +153,7 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   // Responses not yet ended, by connection: a client that pipelines a request behind one is
   // closed (Prometheus never does). Queued behind another, a response has no socket of its
   // own yet, and its writes had no send timeout: four such connections locked scrapers out.
+  // The value: when the response in progress began (performance.now()), 0 for none.
   const open = new WeakMap<object, number>();
   const server = http.createServer({
     headersTimeout, requestTimeout, keepAliveTimeout,
@@ -149,7 +165,7 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
       socket.destroy();
       return;
     }
-    open.set(socket, 1);
+    open.set(socket, performance.now());
     res.once('close', () => open.set(socket, 0));
     // A request came: from here on Node's own timeouts apply (a render may take long).
     socket.setTimeout(0);
@@ -184,16 +200,26 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
     held.add(socket);
     socket.once('close', () => held.delete(socket));
     if (held.size > maxConnections) {
-      let idle: Socket | null = null;
+      // The oldest idle connection; else the response that has run longest, if past slowResponseMs.
+      let victim: Socket | null = null;
+      let longest = performance.now() - slowResponse;
+      let slowest: Socket | null = null;
       for (const s of held) {
-        if (s !== socket && (open.get(s) ?? 0) === 0) {
-          idle = s;
+        if (s === socket) continue;
+        const since = open.get(s) ?? 0;
+        if (since === 0) {
+          victim = s;
           break;
         }
+        if (since < longest) {
+          longest = since;
+          slowest = s;
+        }
       }
-      (idle ?? socket).destroy();
-      held.delete(idle ?? socket);
-      if (idle === null) return;
+      victim ??= slowest;
+      (victim ?? socket).destroy();
+      held.delete(victim ?? socket);
+      if (victim === null) return;
     }
     // A connection that sent nothing at all is not a request yet for the
     // timeouts above: the socket's own idle timer covers it.
