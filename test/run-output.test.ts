@@ -63,6 +63,15 @@ describe('LineBatch', () => {
   });
 });
 
+/** `noshell run ARGS…` with stdout and stderr collected, and its exit code. */
+function runCli(args: string[]) {
+  const child = spawn(process.execPath, [CLI, 'run', '--allow-root', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { child, stdout: '', stderr: '', exited: new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code))) };
+  child.stdout.on('data', (d) => (out.stdout += d));
+  child.stderr.on('data', (d) => (out.stderr += d));
+  return out;
+}
+
 describe('noshell run output', () => {
   it.skipIf(!hasPlugins)('300 checks: every result is one whole JSON line, as many as it says it ran when stopped', async () => {
     const file = path.join(tmp, 'checks.json');
@@ -70,23 +79,19 @@ describe('noshell run output', () => {
       id: `c${i}`, command: [CHECK_DUMMY, String(i % 4), `out ${i} | v=${i};10;20`], interval: '1s',
     }));
     writeFileSync(file, JSON.stringify({ checks }));
-    const child = spawn(process.execPath, [CLI, 'run', '--allow-root', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const run = runCli([file]);
+    const { child, exited } = run;
     try {
-      expect(await waitFor(() => stdout.split('\n').length > 700, 20_000), stderr).toBe(true);
+      expect(await waitFor(() => run.stdout.split('\n').length > 700, 20_000), run.stderr).toBe(true);
       child.kill('SIGTERM');
       expect(await exited).toBe(128 + 15);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-    const completed = /stopped after (\d+) results/.exec(stderr);
-    expect(completed, stderr).not.toBeNull();
-    expect(stdout.endsWith('\n')).toBe(true);
-    const lines = stdout.slice(0, -1).split('\n');
+    const completed = /stopped after (\d+) results/.exec(run.stderr);
+    expect(completed, run.stderr).not.toBeNull();
+    expect(run.stdout.endsWith('\n')).toBe(true);
+    const lines = run.stdout.slice(0, -1).split('\n');
     expect(lines).toHaveLength(Number(completed![1]));
     const runs = new Map<string, number>();
     for (const line of lines) {
@@ -110,25 +115,21 @@ describe('noshell run --format text', () => {
       { mode: 0o755 });
     const file = path.join(tmp, 'text.json');
     writeFileSync(file, JSON.stringify({ checks: [{ id: 'disk', command: [plugin], interval: '1h' }] }));
-    const child = spawn(process.execPath, [CLI, 'run', '--allow-root', '--format', 'text', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const run = runCli(['--format', 'text', file]);
+    const { child, exited } = run;
     try {
-      expect(await waitFor(() => stdout.includes('\n'), 20_000), stderr).toBe(true);
+      expect(await waitFor(() => run.stdout.includes('\n'), 20_000), run.stderr).toBe(true);
       child.kill('SIGTERM');
       expect(await exited).toBe(128 + 15);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-    const lines = stdout.slice(0, -1).split('\n');
+    const lines = run.stdout.slice(0, -1).split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain('CRITICAL');
     expect(lines[0]).toContain('CRITICAL: disk full\\x0dOK: all fine    \\x1b[2J\\x1b]0;owned\\x07\\x9bx \\u202ekO');
-    for (let i = 0; i < stdout.length - 1; i++) {
-      const c = stdout.charCodeAt(i);
+    for (let i = 0; i < run.stdout.length - 1; i++) {
+      const c = run.stdout.charCodeAt(i);
       expect(c >= 0x20 && c !== 0x7f && !(c >= 0x80 && c <= 0x9f) && c !== 0x202e, `character ${i}: ${c.toString(16)}`).toBe(true);
     }
   });
@@ -138,15 +139,13 @@ describe('noshell run whose stdout reader goes away', () => {
   it('says so once on stderr (EPIPE), runs on, and stops cleanly', async () => {
     const file = path.join(tmp, 'epipe.json');
     writeFileSync(file, JSON.stringify({ checks: [{ id: 'x', command: ['/bin/echo', 'OK'], interval: '50ms' }] }));
-    const child = spawn(process.execPath, [CLI, 'run', '--allow-root', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const run = runCli([file]);
+    const { child, exited } = run;
     try {
       // As `| head -c 1`: one chunk read, then the pipe's read end closed.
       await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
       child.stdout.destroy();
-      expect(await waitFor(() => stderr.includes('EPIPE'), 10_000), stderr).toBe(true);
+      expect(await waitFor(() => run.stderr.includes('EPIPE'), 10_000), run.stderr).toBe(true);
       // Results go on being made (and dropped) for a while: the line is not repeated.
       await new Promise((r) => setTimeout(r, 500));
       expect(child.exitCode).toBe(null);
@@ -155,9 +154,9 @@ describe('noshell run whose stdout reader goes away', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-    expect(stderr.split('\n').filter((l) => l.includes('EPIPE'))).toEqual([
+    expect(run.stderr.split('\n').filter((l) => l.includes('EPIPE'))).toEqual([
       'noshell run: stdout: EPIPE (its reader is gone); what would go there is lost from here on',
     ]);
-    expect(stderr).toMatch(/stopped after \d+ results/);
+    expect(run.stderr).toMatch(/stopped after \d+ results/);
   });
 });
