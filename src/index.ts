@@ -19,7 +19,7 @@ export type {
   CheckOptions, CheckResult, CheckState, StateName, PluginOutput, PerfDatum, PerfdataParse, ThresholdRange,
   CheckDefinition, CheckRunResult, Clock, KeptDefinition, RunnerOptions, RunnerStats,
 } from './check/index';
-export type { Duration } from './duration';
+export type { Duration } from './util/duration';
 export { formatPerfdata, formatResult } from './check/format';
 export type { CheckStatus } from './check/check-status';
 export { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from './check/perfdata-limit';

@@ -181,7 +181,7 @@ describe('noshell help', () => {
 
 describe('counts in messages', () => {
   it('1 check, 1 result, 1 job: the noun agrees with the number', async () => {
-    const { countOf } = await import('../src/count-text');
+    const { countOf } = await import('../src/util/count-text');
     expect(countOf(1, 'check')).toBe('1 check');
     expect(countOf(0, 'check')).toBe('0 checks');
     expect(countOf(2, 'result')).toBe('2 results');

@@ -1,7 +1,7 @@
 // escapeControls (src/control-chars.ts): what a terminal would act on, or hide
 // a forged line behind, comes out escaped; everything else as it was.
 import { describe, expect, it } from 'vitest';
-import { escapeControls } from '../src/control-chars';
+import { escapeControls } from '../src/util/control-chars';
 
 describe('escapeControls', () => {
   it('C0, DEL and C1 as \\xNN; bidi controls (U+061C included: outside review), separators and invisible format characters as \\uNNNN', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../src/duration';
+import { parseDuration } from '../src/util/duration';
 import { timeRatio } from './linear-time';
 
 describe('parseDuration', () => {

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { binding } from '../src/binding';
+import { binding } from '../src/binding/binding';
 
 const script = path.resolve(__dirname, 'env-race', 'race.js');
 

@@ -5,7 +5,7 @@ import type * as Perfdata from '../src/check/perfdata';
 import type * as PluginOutput from '../src/check/plugin-output';
 import type * as Range from '../src/check/range';
 import type * as ChecksFile from '../src/cli/checks-file';
-import type * as Duration from '../src/duration';
+import type * as Duration from '../src/util/duration';
 import type * as ParseCommand from '../src/command/parse-command';
 import {
   commandCorpus, durationCorpus, perfdataCorpus, pluginOutputCorpus, rangeCorpus, type Corpus,

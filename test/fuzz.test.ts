@@ -14,7 +14,7 @@ import { parsePerfdata, parsePerfdataDetailed, type PerfDatum } from '../src/che
 import { parsePluginOutput } from '../src/check/plugin-output';
 import { checkRange, parseRange } from '../src/check/range';
 import { loadChecksFile } from '../src/cli/checks-file';
-import { parseDuration } from '../src/duration';
+import { parseDuration } from '../src/util/duration';
 import { parseCommand } from '../src/command/parse-command';
 import { REASON_NAMES } from '../src/command/shell-syntax';
 import { checksFileCorpus, yamlChecksFileCorpus, type Corpus } from './fuzz-corpus';

@@ -64,7 +64,7 @@ describe('fixMmapThreshold', () => {
   });
 
   it('refuses what is not a whole number of bytes glibc could take', async () => {
-    const { binding } = await import('../src/binding');
+    const { binding } = await import('../src/binding/binding');
     for (const bad of [-1, 0.5, 2 ** 31, NaN, '1024', undefined]) {
       expect(() => binding.mmapThreshold(bad as number)).toThrow(/mmapThreshold: bytes must be a whole number/);
     }

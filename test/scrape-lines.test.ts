@@ -5,7 +5,7 @@
 // never a crash of the host.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { binding } from '../src/binding';
+import { binding } from '../src/binding/binding';
 import { decimalOf } from '../src/check/decimal';
 import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
 import { takeSnapshot } from '../src/check/metrics-snapshot';

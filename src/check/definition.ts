@@ -1,8 +1,8 @@
 // What CheckRunner takes and gives: check definitions and their checks,
 // results, stats, and the clock it schedules by.
-import { parseDuration, type Duration } from '../duration';
+import { parseDuration, type Duration } from '../util/duration';
 import type { ExecutorStats } from '../process/executor';
-import { describe } from '../validate';
+import { describe } from '../util/validate';
 import { checkMetricsOption, type CheckMetricsOption } from './metrics-options';
 import type { CheckOptions, CheckResult, StateName } from './run-check';
 import type { Percentiles } from './stats';

@@ -8,7 +8,7 @@
 // chunks: room for the most bytes a piece can take is made before it is
 // written.
 
-import { binding } from '../binding';
+import { binding } from '../binding/binding';
 import type { ChunkPool } from './chunk-pool';
 import { ViewState, type CheckViews } from './check-view';
 

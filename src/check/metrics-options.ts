@@ -2,7 +2,7 @@
 // limit them to some checks and labels, and a check (or the checks file's
 // defaults) can leave out its noshell_check_* series altogether. Patterns
 // are an exact name or a prefix ending in `*`: compared, never compiled.
-import { describe } from '../validate';
+import { describe } from '../util/validate';
 import type { CheckFigures } from './check-status';
 
 /** A check definition's `metrics` field: false leaves out every noshell_check_* series of the check. */

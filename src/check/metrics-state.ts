@@ -1,7 +1,7 @@
 // What a runner's metrics keep between scrapes, shared by every renderer of
 // them (runner.metrics(), metricsChunks(), a prom-client registry): the
 // perfdata cap, which series are exposed, and the columns scrapes reuse.
-import { describe } from '../validate';
+import { describe } from '../util/validate';
 import { EXPOSE_ALL, perfdataExposure, type PerfdataExposure, type PerfdataOption } from './metrics-options';
 import { perfdataLimitOf, type PerfdataLimit } from './perfdata-limit';
 import { ScrapeCache } from './scrape-cache';

@@ -9,8 +9,8 @@
 // go to readRange (as parseRange), which trims them as String.prototype.trim
 // does. Parsing is one forward pass, without exceptions (issue 8: a
 // backtracking value pattern made `a=<65,000 digits>\u2028` take seconds).
-import { quoteText } from '../quote-text';
-import { checkString } from '../validate';
+import { quoteText } from '../util/quote-text';
+import { checkString } from '../util/validate';
 import { numberValue, parseNumber, scanNumber } from './number';
 import { sharedRange, type ThresholdRange } from './range';
 

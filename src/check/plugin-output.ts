@@ -1,6 +1,6 @@
 // Plugin output: first line `TEXT | perfdata`; further lines are long output;
 // from the first later line containing '|', the rest is perfdata too.
-import { checkString } from '../validate';
+import { checkString } from '../util/validate';
 import { parsePerfdataDetailed, type PerfDatum } from './perfdata';
 
 export interface PluginOutput {

@@ -2,8 +2,8 @@
 //   10      alert outside 0..10        10:     alert below 10
 //   ~:10    alert above 10             10:20   alert outside 10..20
 //   @10:20  alert inside 10..20 (ends inclusive)
-import { quoteText } from '../quote-text';
-import { describe } from '../validate';
+import { quoteText } from '../util/quote-text';
+import { describe } from '../util/validate';
 import { parseNumber } from './number';
 
 export interface ThresholdRange {

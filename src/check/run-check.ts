@@ -1,12 +1,12 @@
 // runCheck: run one Nagios/monitoring-plugins check and turn whatever
 // happened into a CheckResult. It never rejects for anything the check did.
-import { parseDuration, type Duration } from '../duration';
+import { parseDuration, type Duration } from '../util/duration';
 import { checkShellOption, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
 import { run, type ExecResult } from '../process/exec';
 import { ShellSyntaxError, SpawnError } from '../process/errors';
 import type { SpawnOptions } from '../process/options';
 import type { ResourceUsage } from '../process/status';
-import { describe } from '../validate';
+import { describe } from '../util/validate';
 import type { PerfDatum } from './perfdata';
 import { NO_ERRORS, parsePluginOutput } from './plugin-output';
 

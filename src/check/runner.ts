@@ -4,7 +4,7 @@
 // never two runs of one check at once.
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { executorStats } from '../process/executor';
-import { describe } from '../validate';
+import { describe } from '../util/validate';
 import type { CheckFigures, CheckStatus } from './check-status';
 import { Fifo } from './fifo';
 import { MinHeap } from './heap';

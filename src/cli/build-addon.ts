@@ -7,9 +7,9 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { localBuildPath } from '../binding-load-error';
+import { localBuildPath } from '../binding/load-error';
 import { quoteArg } from '../command/shell-option';
-import { untrustedFile } from '../fs-trust';
+import { untrustedFile } from '../util/fs-trust';
 
 export const buildAddonUsage = 'noshell build-addon [-- NODE-GYP-ARGS...]';
 

@@ -5,9 +5,9 @@ import { formatResult } from '../check/format';
 import { runCheck, type CheckResult, type CheckState } from '../check/run-check';
 import type { ShellOption } from '../command/shell-option';
 import { parseCommand } from '../command/parse-command';
-import { quoteText } from '../quote-text';
+import { quoteText } from '../util/quote-text';
 import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
-import { parseDuration } from '../duration';
+import { parseDuration } from '../util/duration';
 import { usageOf } from './help';
 import { onStopSignals } from './stop-signals';
 

@@ -10,9 +10,9 @@
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { LineCounter, parseDocument, type ErrorCode } from 'yaml';
-import { kindOf } from '../small-file';
-import { untrustedFile, type FileIdentity } from '../fs-trust';
-import { actingUid } from '../privilege';
+import { kindOf } from '../util/small-file';
+import { untrustedFile, type FileIdentity } from '../util/fs-trust';
+import { actingUid } from '../util/privilege';
 import { jsonSyntaxError, lineColumn } from './json-syntax';
 import { yamlConvertText, yamlErrorText } from './yaml-error-text';
 import { duplicateKeys } from './yaml-unique-keys';

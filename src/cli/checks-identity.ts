@@ -2,7 +2,7 @@
 // supplementary groups each check runs with: looked up once per distinct
 // (user, group) pair (checks-digest.ts), whatever number of checks share it.
 import type { CheckDefinition } from '../check/runner';
-import { quoteName } from '../quote-text';
+import { quoteName } from '../util/quote-text';
 import type { ChecksDigest } from './checks-digest';
 import { UserLookup, type Identity } from './user-lookup';
 

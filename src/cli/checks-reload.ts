@@ -7,7 +7,7 @@
 // definition, and only the others' definitions are loaded and compared.
 import { checkDefinition } from '../check/definition';
 import type { CheckDefinition, CheckRunner } from '../check/runner';
-import { inSlices, RELOAD_SLICE_MS } from './in-slices';
+import { inSlices, RELOAD_SLICE_MS } from '../util/in-slices';
 import { sameDefinition } from './same-definition';
 
 export interface ReloadSummary {

@@ -5,8 +5,8 @@
 // states as numbers); macros and user names are resolved later (checks-file.ts).
 import os from 'node:os';
 import * as v from 'valibot';
-import { quoteName } from '../quote-text';
-import { parseDuration } from '../duration';
+import { quoteName } from '../util/quote-text';
+import { parseDuration } from '../util/duration';
 import { isUserMacroName, MAX_ARGS } from './macros';
 
 function isDuration(value: unknown): boolean {

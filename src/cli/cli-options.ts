@@ -4,7 +4,7 @@
 // an "ambiguous" option); an unknown option, a missing value and a bad value
 // each name the option, what it takes and what was given (quoted and cut: a
 // 1 MiB argument makes no 1 MiB message).
-import { quoteText } from '../quote-text';
+import { quoteText } from '../util/quote-text';
 
 /** Each option by its name without the dashes: whether it takes a value. */
 export type OptionSpec = Readonly<Record<string, 'value' | 'flag'>>;

@@ -3,7 +3,7 @@
 // `config=`/`include=` nesting, directories of *.cfg/*.conf) — one flat list.
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { readSmallFile } from '../small-file';
+import { readSmallFile } from '../util/small-file';
 
 /** The C tools' config files are a few KiB: more than this is not one. */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;

@@ -1,8 +1,8 @@
 // The command line and worker.conf of `noshell gearman-worker`, named as
 // the C mod_gearman_worker names them, turned into GearmanWorker options.
 import { statSync } from 'node:fs';
-import { definedFields } from '../defined-fields';
-import { actingUid } from '../privilege';
+import { definedFields } from '../util/defined-fields';
+import { actingUid } from '../util/privilege';
 import type { GearmanWorkerOptions } from '../gearman/worker-options';
 import { last, list, number, parseToolArgs, yesNo, type OptionSpec, type ParsedOptions } from './gearman-args';
 

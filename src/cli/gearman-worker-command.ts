@@ -9,7 +9,7 @@ import { onWorkerReload } from './gearman-worker-reload';
 import { LogFile, logMessage } from './log-file';
 import { onStopSignals, type StopSignal, type StopSignals } from './stop-signals';
 import { takeStartSignals } from './start-signals';
-import { countOf } from '../count-text';
+import { countOf } from '../util/count-text';
 
 export { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs, workerSpec } from './gearman-worker-args';
 

@@ -3,8 +3,8 @@
 // CAP_SETUID/CAP_SETGID. Run by a normal user, every such check would end
 // UNKNOWN with EPERM at setgroups; `noshell run --check` and the start of
 // `noshell run` say so once per user/group pair instead (issue 20).
-import { quoteName } from '../quote-text';
-import { countOf } from '../count-text';
+import { quoteName } from '../util/quote-text';
+import { countOf } from '../util/count-text';
 import type { ChecksDigest } from './checks-digest';
 
 /** Lines to print (without newline); none when the process may switch users. */

@@ -3,7 +3,7 @@
 // away and signals us, and writing on to the moved file would fill a disk
 // no one looks at.
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { escapeControls } from '../control-chars';
+import { escapeControls } from '../util/control-chars';
 
 /** Longest message kept in one log line. */
 export const MAX_LOG_MESSAGE = 4096;

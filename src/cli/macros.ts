@@ -8,7 +8,7 @@
 // One pass over the string: each `$` looks ahead only over name characters,
 // and expanded values are never scanned again (a value holding `$ARG2$`
 // stays as written).
-import { MAX_NAME } from '../quote-text';
+import { MAX_NAME } from '../util/quote-text';
 
 /** Nagios 4's MAX_USER_MACROS and MAX_COMMAND_ARGUMENTS. */
 export const MAX_USER_MACROS = 256;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { UsageError } from './cli-options';
 import { usageOf } from './help';
 import { runBench } from '../bench/run';
-import { definedFields } from '../defined-fields';
+import { definedFields } from '../util/defined-fields';
 import { parseGearmanBenchArgs } from '../bench/gearman-args';
 import { runGearmanBench } from '../bench/gearman-run';
 import { parseVsNagiosArgs } from '../bench/vs-nagios-args';

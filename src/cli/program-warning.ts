@@ -4,8 +4,8 @@
 import { statSync } from 'node:fs';
 import type { CheckDefinition } from '../check/runner';
 import { parseCommand } from '../command/parse-command';
-import { quoteName, quoteText } from '../quote-text';
-import { countOf } from '../count-text';
+import { quoteName, quoteText } from '../util/quote-text';
+import { countOf } from '../util/count-text';
 
 /** The program a definition runs, when it names one without a shell. */
 function programOf(def: CheckDefinition): string | undefined {

@@ -3,8 +3,8 @@
 // scripts fed from config files) must not get root by default. A check
 // escapes the refusal by naming a user (its own or in "defaults") whose uid
 // is not 0; a group alone still leaves the plugin with uid 0.
-import { actingUid } from '../privilege';
-import { quoteName } from '../quote-text';
+import { actingUid } from '../util/privilege';
+import { quoteName } from '../util/quote-text';
 import type { ChecksDigest } from './checks-digest';
 import type { Identity } from './user-lookup';
 

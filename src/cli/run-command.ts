@@ -1,7 +1,7 @@
 // noshell run <checks file> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]
 // noshell run --check <checks file>
 import { CheckRunner, type CheckRunResult } from '../check/runner';
-import { escapeControls } from '../control-chars';
+import { escapeControls } from '../util/control-chars';
 import { configureRunnerMetrics, type RunnerMetricsOptions } from '../check/metrics-state';
 import { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from '../check/perfdata-limit';
 import { fixMmapThreshold } from '../malloc-threshold';
@@ -17,8 +17,8 @@ import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } fr
 import { loopDelayInterval, startLoopDelayReport } from '../loop-delay-report';
 import { takeStartSignals } from './start-signals';
 import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
-import { quoteText } from '../quote-text';
-import { countOf } from '../count-text';
+import { quoteText } from '../util/quote-text';
+import { countOf } from '../util/count-text';
 import { programWarnings } from './program-warning';
 import { formatDuration } from '../bench/progress';
 

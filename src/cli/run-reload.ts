@@ -2,7 +2,7 @@
 // macros, user lookup, root refusal), at start and again on SIGHUP, where
 // only the definitions that changed are copied from the loading thread.
 import type { RunnerMetricsOptions } from '../check/metrics-state';
-import { quoteName } from '../quote-text';
+import { quoteName } from '../util/quote-text';
 import { loadChecks } from './checks-file-load';
 import { LoadAborted, localChecksSource, openChecksFileOffThread, type LastLoad } from './checks-file-thread';
 import { resolvePairs, withIdentity } from './checks-identity';

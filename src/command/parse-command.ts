@@ -4,7 +4,7 @@
 // the shell is refused conservatively, since a wrong "needs a shell" costs a
 // /bin/sh and a wrong "doesn't" runs the wrong thing. One pass over char
 // codes, no regular expressions: it runs for every check a daemon starts.
-import { checkString } from '../validate';
+import { checkString } from '../util/validate';
 import { readDoubleQuoted, scanOperator, skipExpansion, tildeNamesNoUser } from './shell-scan';
 import {
   BUILTINS, CHAR_CLASS, K_BACKQUOTE, K_BACKSLASH, K_BANG, K_BLANK, K_BRACE, K_CONTROL, K_DOLLAR,

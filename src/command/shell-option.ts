@@ -2,7 +2,7 @@
 // array) into what to spawn, under the `shell` option. A string runs without
 // a shell whenever parseCommand can say exactly what /bin/sh would run.
 import { ShellSyntaxError } from './shell-syntax-error';
-import { describe } from '../validate';
+import { describe } from '../util/validate';
 import { parseCommand } from './parse-command';
 
 /** false: never a shell (strings that need one throw ShellSyntaxError);

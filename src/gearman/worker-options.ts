@@ -1,6 +1,6 @@
 // Options of GearmanWorker, named after the C worker's (worker.conf) keys.
 import { hostname } from 'node:os';
-import { describe } from '../validate';
+import { describe } from '../util/validate';
 import { parseServer, type ServerAddress } from './connection';
 
 export interface GearmanWorkerOptions {

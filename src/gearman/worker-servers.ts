@@ -5,7 +5,7 @@
 // handled here and assigned jobs handed to the worker.
 import { GearmanConnection, type ConnectionOptions, type ServerAddress } from './connection';
 import { GrabWindow } from './grab-window';
-import { countOf } from '../count-text';
+import { countOf } from '../util/count-text';
 import { LogLimit, peerText } from './log-limit';
 import { PacketType, type Packet } from './packet';
 

@@ -24,7 +24,7 @@
 // little at a time held every slot); else the new connection is closed.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { describe } from '../validate';
+import { describe } from '../util/validate';
 import { RefreshLoop } from './refresh-loop';
 import { SharedRender } from './shared-render';
 import { loopTurns } from './turn-budget';

@@ -1,8 +1,8 @@
 // uid/gid/groups: which identity a child runs as. The child drops its
 // supplementary groups (or takes `groups`), then sets gid, then uid, on the
 // clone(CLONE_VFORK) path; posix_spawn cannot change credentials.
-import { NativeFlag } from '../binding';
-import { describe } from '../validate';
+import { NativeFlag } from '../binding/binding';
+import { describe } from '../util/validate';
 
 export interface Credentials {
   /** NativeFlag.SetUid | SetGid | SetGroups bits. */

@@ -1,8 +1,8 @@
 // The child's environment: process.env, the caller's env merged over it (or
 // alone with extendEnv: false), and the PATH the program is looked up in.
 import { isMainThread } from 'node:worker_threads';
-import { binding } from '../binding';
-import { checkString, describe } from '../validate';
+import { binding } from '../binding/binding';
+import { checkString, describe } from '../util/validate';
 
 export function buildEnv(
   env: Readonly<Record<string, string | undefined>> | undefined,

@@ -1,6 +1,6 @@
 // Buffered exec/execFile: run to completion, collect stdout/stderr, reject on
 // failure with ExecError carrying the whole result.
-import { NativeCapture, NativeStdio } from '../binding';
+import { NativeCapture, NativeStdio } from '../binding/binding';
 import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
 import { ExecError } from './errors';
 import { describe, normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';

@@ -1,13 +1,13 @@
 // Spawn options: the public types, and their validation into what the native
 // side takes. Everything is checked here, before anything is spawned.
-import { parseDuration, type Duration } from '../duration';
+import { parseDuration, type Duration } from '../util/duration';
 import { fileURLToPath } from 'node:url';
-import { NativeFlag, NativeMethod, NativeStdio } from '../binding';
+import { NativeFlag, NativeMethod, NativeStdio } from '../binding/binding';
 import { signalNumber } from './status';
 import { normalizeCredentials } from './credentials';
 import { buildEnv } from './env';
 import { stdioArray } from './stdio-array';
-import { checkString, describe } from '../validate';
+import { checkString, describe } from '../util/validate';
 
 export { checkString, describe };
 

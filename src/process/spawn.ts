@@ -1,4 +1,4 @@
-import { binding, type NativeOverflowCallback } from '../binding';
+import { binding, type NativeOverflowCallback } from '../binding/binding';
 import { SpawnError } from './errors';
 import { normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
 import { Subprocess } from './subprocess';

@@ -2,7 +2,7 @@
 // aborts kill the whole process group (killSignal, then SIGKILL).
 import net from 'node:net';
 import type { Readable, Writable } from 'node:stream';
-import { binding, type NativeWatch } from '../binding';
+import { binding, type NativeWatch } from '../binding/binding';
 import type { NormalizedSpawn, Signal } from './options';
 import { errnoName } from './errors';
 import { signalName, signalNumber, type ExitStatus } from './status';

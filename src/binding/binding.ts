@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { existsSync } from 'node:fs';
 import nodeGypBuild from 'node-gyp-build';
-import { bindingLoadError, localBuildPath } from './binding-load-error';
+import { bindingLoadError, localBuildPath } from './load-error';
 
 /** Mirrors noshell_method_t in native/spawn.h. */
 export enum NativeMethod { Auto = 0, PosixSpawn = 1, Vfork = 2, Fork = 3 }
@@ -162,4 +162,4 @@ function loadBinding(root: string): NativeBinding {
   }
 }
 
-export const binding: NativeBinding = loadBinding(path.join(__dirname, '..'));
+export const binding: NativeBinding = loadBinding(path.join(__dirname, '..', '..'));
