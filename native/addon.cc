@@ -1,4 +1,4 @@
-// N-API glue: converts the typed request from src/binding.ts into a
+// N-API glue: converts the typed request from src/binding/binding.ts into a
 // noshell_spawn_t, starts the child and its exit watch. Validation and policy
 // live in TypeScript; this file trusts the shapes binding.ts guarantees but
 // still refuses anything that would make it read out of bounds.

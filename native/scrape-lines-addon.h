@@ -1,5 +1,5 @@
 // scrapeLines(): a family's per-check sample lines written from a scrape's
-// columns (scrape-lines.h), called by src/check/line-bytes.ts.
+// columns (scrape-lines.h), called by src/metrics/scrape/line-bytes.ts.
 #ifndef NOSHELL_SCRAPE_LINES_ADDON_H_
 #define NOSHELL_SCRAPE_LINES_ADDON_H_
 

@@ -1,7 +1,7 @@
 /* A scrape's per-check sample lines, written from columns of numbers
- * (issue 19). The TypeScript side (src/check/check-view.ts) reads each
+ * (issue 19). The TypeScript side (src/metrics/scrape/check-view.ts) reads each
  * check's status once per scrape into these columns and the text the lines
- * repeat into pieces (src/check/scrape-text.ts); this writes one family's
+ * repeat into pieces (src/metrics/scrape/scrape-text.ts); this writes one family's
  * lines for a run of checks into a buffer. Plain C with no Node in it, so
  * test/native/scrape-lines-test.c runs it under ASan and UBSan. Nothing here
  * trusts the columns: every index is checked against what was passed. */
@@ -46,7 +46,7 @@ enum { NS_S_VALUE, NS_S_WARN_LOW, NS_S_WARN_HIGH, NS_S_CRIT_LOW, NS_S_CRIT_HIGH,
 #define NS_I_CRIT_INSIDE (1u << 13)
 #define NS_I_DECIMAL 16
 
-/* The per-check families, in the order of src/check/families.ts. */
+/* The per-check families, in the order of src/metrics/model/families.ts. */
 enum ns_family {
   NS_F_INTERVAL, NS_F_RUNNING, NS_F_STATE, NS_F_STATE_TYPE, NS_F_ATTEMPT, NS_F_MAX_ATTEMPTS,
   NS_F_LAST_RUN, NS_F_LAST_CHANGE, NS_F_EXECUTION, NS_F_LATENCY,

@@ -1,7 +1,7 @@
 /* The numbers the scrape's line writer formats itself (scrape-lines.h):
  * NaN, ±Inf and safe integers as the Prometheus text format and JavaScript's
  * String() write them, and decimals (sign · (X · 16 + d): X's digits with a
- * point d from the end), which src/check/decimal.ts gives only where that
+ * point d from the end), which src/metrics/scrape/decimal.ts gives only where that
  * is String()'s text. Any other number comes as text from JavaScript. */
 #ifndef NOSHELL_SCRAPE_NUMBER_H
 #define NOSHELL_SCRAPE_NUMBER_H

@@ -2,7 +2,7 @@
 // all (issue 17): CheckRunner runs at most 32 checks at once, runCheck keeps
 // 64 KiB of output, and a check with only a timeout times out as UNKNOWN.
 import { afterEach, describe, expect, it } from 'vitest';
-import { CheckRunner } from '../src/check/runner';
+import { CheckRunner } from '../src/check/runner/runner';
 import { runCheck } from '../src/check/run-check';
 import { PROBE } from './helpers';
 

@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { numberValue, parseNumber, scanNumber } from '../src/check/number';
+import { numberValue, parseNumber, scanNumber } from '../src/check/plugin/number';
 import {
   checkRange, formatPerfdata, parsePerfdata, parsePerfdataDetailed, parsePluginOutput, parseRange, runCheck,
 } from '../src/index';

@@ -3,7 +3,7 @@
 // the text could hide a difference.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CheckDefinition } from '../src/check/runner';
+import type { CheckDefinition } from '../src/check/runner/runner';
 import { definitionHash, textHash } from '../src/cli/checks-digest';
 
 const asDef = (x: object) => x as unknown as CheckDefinition;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CheckRunner } from '../src/check/runner';
+import { CheckRunner } from '../src/check/runner/runner';
 import { loadChecks, type LoadedChecks } from '../src/cli/checks-file-load';
 import { loadChecksFile } from '../src/cli/checks-file';
 import { AppliedChecks } from '../src/cli/checks-reload';

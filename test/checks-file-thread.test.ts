@@ -190,7 +190,7 @@ describe('a reload by key (loadRunChecks with the checks applied)', () => {
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { loadRunChecks } = require('../dist/cli/run-reload.js') as typeof import('../src/cli/run-reload');
   const { AppliedChecks } = require('../dist/cli/checks-reload.js') as typeof import('../src/cli/checks-reload');
-  const { CheckRunner } = require('../dist/check/runner.js') as typeof import('../src/check/runner');
+  const { CheckRunner } = require('../dist/check/runner.js') as typeof import('../src/check/runner/runner');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   /** A user database of one user, "alice", whose uid is `uid`; asked how often. */
@@ -310,7 +310,7 @@ describe('SIGHUP with the file as it was (onReload through the loading thread)',
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { loadRunChecks, onReload } = require('../dist/cli/run-reload.js') as typeof import('../src/cli/run-reload');
   const { AppliedChecks } = require('../dist/cli/checks-reload.js') as typeof import('../src/cli/checks-reload');
-  const { CheckRunner } = require('../dist/check/runner.js') as typeof import('../src/check/runner');
+  const { CheckRunner } = require('../dist/check/runner.js') as typeof import('../src/check/runner/runner');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   it('is reloaded with nothing parsed or applied; a changed byte is applied as always', async () => {

@@ -4,7 +4,7 @@
 // run, attempt and state); a bad definition anywhere changes nothing.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CheckRunner, type CheckDefinition } from '../src/check/runner';
+import { CheckRunner, type CheckDefinition } from '../src/check/runner/runner';
 import { definitionHash } from '../src/cli/checks-digest';
 import { AppliedChecks } from '../src/cli/checks-reload';
 import { sameDefinition } from '../src/cli/same-definition';

@@ -1,6 +1,6 @@
-// The chunk buffers createRunnerSource reuses (src/check/chunk-pool.ts).
+// The chunk buffers createRunnerSource reuses (src/metrics/scrape/chunk-pool.ts).
 import { describe, expect, it } from 'vitest';
-import { ChunkPool } from '../src/check/chunk-pool';
+import { ChunkPool } from '../src/metrics/scrape/chunk-pool';
 
 describe('ChunkPool', () => {
   it('gives back what was put, once; takes only whole buffers of its size; keeps at most 12', () => {

@@ -1,4 +1,4 @@
-// escapeControls (src/control-chars.ts): what a terminal would act on, or hide
+// escapeControls (src/util/control-chars.ts): what a terminal would act on, or hide
 // a forged line behind, comes out escaped; everything else as it was.
 import { describe, expect, it } from 'vitest';
 import { escapeControls } from '../src/util/control-chars';

@@ -2,8 +2,8 @@
 // "token soups" made of the pieces each parser gives meaning to, so that
 // short random strings reach the interesting paths (quotes, ranges, `$((`).
 import fc from 'fast-check';
-import type { PerfDatum } from '../src/check/perfdata';
-import type { ThresholdRange } from '../src/check/range';
+import type { PerfDatum } from '../src/check/plugin/perfdata';
+import type { ThresholdRange } from '../src/check/plugin/range';
 
 /** Random bytes read as UTF-8 (bad sequences become U+FFFD) or as Latin-1. */
 export const bytesText = fc

@@ -1,9 +1,9 @@
 // The parsers the complexity checks time, from the compiled package (see
 // compiled() in linear-time.ts), with their corpus and random units.
 import type fc from 'fast-check';
-import type * as Perfdata from '../src/check/perfdata';
-import type * as PluginOutput from '../src/check/plugin-output';
-import type * as Range from '../src/check/range';
+import type * as Perfdata from '../src/check/plugin/perfdata';
+import type * as PluginOutput from '../src/check/plugin/plugin-output';
+import type * as Range from '../src/check/plugin/range';
 import type * as ChecksFile from '../src/cli/checks-file';
 import type * as Duration from '../src/util/duration';
 import type * as ParseCommand from '../src/command/parse-command';

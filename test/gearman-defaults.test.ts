@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GearmanClient } from '../src/gearman/client';
 import { GearmanConnection } from '../src/gearman/connection';
 import { GearmanWorker } from '../src/gearman/worker';
-import { serveMetrics } from '../src/metrics/metrics-server';
+import { serveMetrics } from '../src/metrics/serve/metrics-server';
 import { Registry } from 'prom-client';
 import { freePort, waitUntil } from './fixtures/gearman/harness';
 import { HostileGearmand } from './fixtures/gearman/hostile-gearmand';

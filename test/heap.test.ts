@@ -2,8 +2,8 @@
 // (push, pop, delete of any item) and the queue of due checks.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Fifo } from '../src/check/fifo';
-import { MinHeap, type HeapItem } from '../src/check/heap';
+import { Fifo } from '../src/check/runner/fifo';
+import { MinHeap, type HeapItem } from '../src/check/runner/heap';
 
 interface Item extends HeapItem {
   id: number;

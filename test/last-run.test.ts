@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CheckRunner, type CheckRunResult } from '../src/index';
-import { LastRun } from '../src/check/last-run';
-import type { MetricsSource } from '../src/check/metrics-snapshot';
+import { LastRun } from '../src/check/model/last-run';
+import type { MetricsSource } from '../src/metrics/model/metrics-snapshot';
 import { childProcesses } from './helpers';
 
 const DUMMY = '/usr/lib/nagios/plugins/check_dummy';
@@ -133,7 +133,7 @@ describe('the runner\'s record of a last result', () => {
     for (const src of [runner, viaStatuses]) configureRunnerMetrics(src, { perfdataLimit: 2 });
     const strip = (t: string) => t.split('\n').filter((l) => l.startsWith('noshell_check_')).join('\n');
     const fromRecords = strip(runner.metrics());
-    const { formatMetrics } = await import('../src/check/metrics');
+    const { formatMetrics } = await import('../src/metrics/scrape/runner-text');
     const first = strip(formatMetrics(viaStatuses));
     const second = strip(formatMetrics(viaStatuses));
     expect(first).toBe(fromRecords);

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { formatMetrics } from '../src/check/metrics';
+import { formatMetrics } from '../src/metrics/scrape/runner-text';
 import { loadChecksFile } from '../src/cli/checks-file';
 import { CheckRunner, configureRunnerMetrics, registerRunnerMetrics } from '../src/index';
 import { bigSource, fivePerfdata, FakeSource } from './metrics-source';

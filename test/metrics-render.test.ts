@@ -4,15 +4,15 @@
 import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
-import { genericFamilies } from '../src/check/check-lines';
-import { perCheckFamilies } from '../src/check/check-view';
-import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
-import { perfdataExposure } from '../src/check/metrics-options';
-import { takeSnapshot } from '../src/check/metrics-snapshot';
-import { configureRunnerMetrics, metricsStateOf } from '../src/check/metrics-state';
-import { PerfdataLimit, perfdataLimitOf } from '../src/check/perfdata-limit';
-import type { PerfDatum } from '../src/check/perfdata';
-import { registerRunnerMetrics } from '../src/metrics/runner-metrics';
+import { genericFamilies } from '../src/metrics/scrape/check-lines';
+import { perCheckFamilies } from '../src/metrics/scrape/check-view';
+import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/metrics/scrape/runner-text';
+import { perfdataExposure } from '../src/metrics/model/metrics-options';
+import { takeSnapshot } from '../src/metrics/model/metrics-snapshot';
+import { configureRunnerMetrics, metricsStateOf } from '../src/metrics/scrape/metrics-state';
+import { PerfdataLimit, perfdataLimitOf } from '../src/metrics/model/perfdata-limit';
+import type { PerfDatum } from '../src/check/plugin/perfdata';
+import { registerRunnerMetrics } from '../src/metrics/prom/runner-metrics';
 import { bigSource, FakeSource } from './metrics-source';
 import { canonical, parseExposition, promtoolCheck, requirePeer } from './metrics-text';
 
@@ -236,9 +236,9 @@ describe('scrapes written a family at a time', () => {
   });
 
   it('what noshell run serves renders in the loop budget its writers share', async () => {
-    const { CheckRunner } = await import('../src/check/runner');
-    const { createRunnerSource } = await import('../src/metrics/runner-source');
-    const { loopTurns } = await import('../src/metrics/turn-budget');
+    const { CheckRunner } = await import('../src/check/runner/runner');
+    const { createRunnerSource } = await import('../src/metrics/prom/runner-source');
+    const { loopTurns } = await import('../src/metrics/serve/turn-budget');
     const runner = new CheckRunner();
     for (let i = 0; i < 3000; i++) runner.add({ id: `c${i}`, command: ['/bin/true'], interval: 60_000 });
     const source = createRunnerSource(runner);
@@ -258,7 +258,7 @@ describe('scrapes written a family at a time', () => {
   });
 
   it('a CheckRunner changed during a sliced scrape: each check shows once, as it was when the scrape began', async () => {
-    const { CheckRunner } = await import('../src/check/runner');
+    const { CheckRunner } = await import('../src/check/runner/runner');
     const runner = new CheckRunner();
     const def = (i: number, interval: number) => ({ id: `c${i}`, command: ['/bin/true'], interval });
     for (let i = 0; i < 3000; i++) runner.add(def(i, 60_000));

@@ -232,7 +232,7 @@ printf 'OK | '; head -c 60000 /dev/zero | tr '\\0' a; printf '_%s=1 ok=1\\n' $n`
     expect(find(final, 'noshell_check_perfdata', { check: 'long' }).map((s) => s.labels.label)).toEqual(['ok']);
     expect(one(final, 'noshell_check_perfdata_label_sets', { check: 'long' })).toBe(1);
     expect(Math.max(...texts.map((t) => t.length))).toBeLessThan(20_000);
-    const { perfdataLimitOf } = await import('../src/check/perfdata-limit');
+    const { perfdataLimitOf } = await import('../src/metrics/model/perfdata-limit');
     const limit = perfdataLimitOf(runner);
     expect(limit.maxLabelBytes).toBe(256);
     expect(limit.heldLabelChars()).toBeLessThanOrEqual(2 * 256 * limit.limit + 8 * limit.limit);

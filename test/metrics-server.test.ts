@@ -5,7 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { formatMetrics } from '../src/check/metrics';
+import { formatMetrics } from '../src/metrics/scrape/runner-text';
 import { CheckRunner, createRunnerRegistry, createRunnerSource, serveMetrics, type MetricsServer } from '../src/index';
 import { bigSource, FakeSource } from './metrics-source';
 import { one, parseExposition, promtoolCheck, requirePeer } from './metrics-text';

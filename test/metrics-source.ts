@@ -1,10 +1,10 @@
 // A stand-in for CheckRunner in the metrics suites: the checks, results and
 // running flags a test sets, read the way metrics read a runner (stats() and
 // checkStatus()), without running anything.
-import type { CheckFigures, CheckStatus } from '../src/check/check-status';
-import type { CheckDefinition, CheckRunResult, RunnerStats } from '../src/check/definition';
-import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type FiguresList } from '../src/check/metrics-snapshot';
-import type { PerfDatum } from '../src/check/perfdata';
+import type { CheckFigures, CheckStatus } from '../src/check/model/check-status';
+import type { CheckDefinition, CheckRunResult, RunnerStats } from '../src/check/model/definition';
+import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type FiguresList } from '../src/metrics/model/metrics-snapshot';
+import type { PerfDatum } from '../src/check/plugin/perfdata';
 import { CheckRunner } from '../src/index';
 
 const STATS: RunnerStats = new CheckRunner().stats();

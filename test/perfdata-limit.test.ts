@@ -7,9 +7,9 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { keysAdd, keysDropLast, keysHas, keysOf, labelKey, type Keys } from '../src/check/perfdata-keys';
-import { PerfdataLimit } from '../src/check/perfdata-limit';
-import type { PerfDatum } from '../src/check/perfdata';
+import { keysAdd, keysDropLast, keysHas, keysOf, labelKey, type Keys } from '../src/metrics/model/perfdata-keys';
+import { PerfdataLimit } from '../src/metrics/model/perfdata-limit';
+import type { PerfDatum } from '../src/check/plugin/perfdata';
 import { FakeSource } from './metrics-source';
 
 // A real gc() without --expose-gc on the command line (vitest starts the workers).

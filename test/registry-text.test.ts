@@ -1,8 +1,8 @@
 // A prom-client registry's text one metric at a time in a turn budget
-// (src/metrics/registry-text.ts), against registry.metrics() itself.
+// (src/metrics/prom/registry-text.ts), against registry.metrics() itself.
 import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { registryText } from '../src/metrics/registry-text';
+import { registryText } from '../src/metrics/prom/registry-text';
 
 /** A budget that is always spent (`due`) or never, counting the turns waited for. */
 function budget(due: boolean) {

@@ -1,16 +1,16 @@
 // A scrape's per-check lines as the addon writes them from the scrape's
-// columns (native/scrape-lines.c, src/check/check-view.ts): every number as
+// columns (native/scrape-lines.c, src/metrics/scrape/check-view.ts): every number as
 // num() gives it, lines never split between chunks, a check longer than a
 // chunk, and columns that do not hold together refused with a TypeError,
 // never a crash of the host.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { binding } from '../src/binding/binding';
-import { decimalOf } from '../src/check/decimal';
-import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
-import { takeSnapshot } from '../src/check/metrics-snapshot';
-import { PerfdataLimit } from '../src/check/perfdata-limit';
-import { num } from '../src/check/metrics-text';
+import { decimalOf } from '../src/metrics/scrape/decimal';
+import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/metrics/scrape/runner-text';
+import { takeSnapshot } from '../src/metrics/model/metrics-snapshot';
+import { PerfdataLimit } from '../src/metrics/model/perfdata-limit';
+import { num } from '../src/metrics/text/metrics-text';
 import { FakeSource } from './metrics-source';
 
 /** The value of each noshell_check_perfdata line of check `id`, as text, by label. */

@@ -1,11 +1,11 @@
 // ScrapeText: a scrape's repeated pieces as one run of UTF-8 bytes kept in
-// fixed segments (src/check/scrape-text.ts). Every piece must come back
+// fixed segments (src/metrics/scrape/scrape-text.ts). Every piece must come back
 // byte for byte, also where it runs across segments or the offsets' chunks,
 // read as the addon reads them (its segments and its ends).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeLabelValue } from '../src/check/metrics-text';
-import { ScrapeText } from '../src/check/scrape-text';
+import { escapeLabelValue } from '../src/metrics/text/metrics-text';
+import { ScrapeText } from '../src/metrics/scrape/scrape-text';
 
 const SEG = 256 * 1024;
 

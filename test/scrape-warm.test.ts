@@ -5,12 +5,12 @@
 import { existsSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/check/metrics';
-import { perfdataExposure } from '../src/check/metrics-options';
-import { checkFiguresList, takeSnapshot, type MetricsSource } from '../src/check/metrics-snapshot';
-import { configureRunnerMetrics, metricsStateOf } from '../src/check/metrics-state';
-import { PerfdataLimit, perfdataLimitOf } from '../src/check/perfdata-limit';
-import { warmingOf, warmScrape } from '../src/check/scrape-warm';
+import { allFamilies, formatMetrics, metricsChunks, renderFamilies } from '../src/metrics/scrape/runner-text';
+import { perfdataExposure } from '../src/metrics/model/metrics-options';
+import { checkFiguresList, takeSnapshot, type MetricsSource } from '../src/metrics/model/metrics-snapshot';
+import { configureRunnerMetrics, metricsStateOf } from '../src/metrics/scrape/metrics-state';
+import { PerfdataLimit, perfdataLimitOf } from '../src/metrics/model/perfdata-limit';
+import { warmingOf, warmScrape } from '../src/metrics/scrape/scrape-warm';
 import { CheckRunner, createRunnerSource, serveMetrics } from '../src/index';
 import { bigSource, fivePerfdata } from './metrics-source';
 

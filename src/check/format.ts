@@ -1,7 +1,7 @@
 // Plugin-style text for a result: what `noshell check` prints.
-import { scanNumber } from './number';
-import type { PerfDatum } from './perfdata';
-import type { ThresholdRange } from './range';
+import { scanNumber } from './plugin/number';
+import type { PerfDatum } from './plugin/perfdata';
+import type { ThresholdRange } from './plugin/range';
 import type { CheckResult } from './run-check';
 
 // Perfdata is printed so that parsePerfdata reads back the same data

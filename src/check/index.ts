@@ -1,10 +1,10 @@
 export { runCheck, STATE_NAMES } from './run-check';
 export type { CheckOptions, CheckResult, CheckState, StateName } from './run-check';
-export { parsePluginOutput } from './plugin-output';
-export type { PluginOutput } from './plugin-output';
-export { parsePerfdata, parsePerfdataDetailed } from './perfdata';
-export type { PerfDatum, PerfdataParse } from './perfdata';
-export { parseRange, checkRange } from './range';
-export type { ThresholdRange } from './range';
-export { CheckRunner } from './runner';
-export type { CheckDefinition, CheckRunResult, Clock, KeptDefinition, RunnerOptions, RunnerStats } from './runner';
+export { parsePluginOutput } from './plugin/plugin-output';
+export type { PluginOutput } from './plugin/plugin-output';
+export { parsePerfdata, parsePerfdataDetailed } from './plugin/perfdata';
+export type { PerfDatum, PerfdataParse } from './plugin/perfdata';
+export { parseRange, checkRange } from './plugin/range';
+export type { ThresholdRange } from './plugin/range';
+export { CheckRunner } from './runner/runner';
+export type { CheckDefinition, CheckRunResult, Clock, KeptDefinition, RunnerOptions, RunnerStats } from './runner/runner';

@@ -7,8 +7,8 @@ import { ShellSyntaxError, SpawnError } from '../process/errors';
 import type { SpawnOptions } from '../process/options';
 import type { ResourceUsage } from '../process/status';
 import { describe } from '../util/validate';
-import type { PerfDatum } from './perfdata';
-import { NO_ERRORS, parsePluginOutput } from './plugin-output';
+import type { PerfDatum } from './plugin/perfdata';
+import { NO_ERRORS, parsePluginOutput } from './plugin/plugin-output';
 
 export type CheckState = 0 | 1 | 2 | 3;
 export type StateName = 'OK' | 'WARNING' | 'CRITICAL' | 'UNKNOWN';

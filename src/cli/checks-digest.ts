@@ -4,7 +4,7 @@
 // then asks only for the definitions whose hash (or whose pair's identity)
 // differs from the applied one's, so a reload of 100,000 checks with 1 %
 // changed copies 1,000 definitions across threads, not 100,000.
-import type { CheckDefinition } from '../check/runner';
+import type { CheckDefinition } from '../check/runner/runner';
 import type { FileCheck } from './checks-file';
 
 export interface UserGroup {

@@ -1,6 +1,6 @@
 // One check of a checks file, validated, made into its definition: the
 // defaults merged in, macros expanded (checks-file.ts has the file's shape).
-import type { CheckDefinition } from '../check/runner';
+import type { CheckDefinition } from '../check/runner/runner';
 import { quoteName } from '../util/quote-text';
 import type { FileCheck } from './checks-file';
 import type { CheckData, ChecksFileData } from './checks-schema';

@@ -8,8 +8,8 @@
 // on any invalid check the whole file is validated again for the message.
 // A reload of 100,000 checks with 1 % changed validates and expands 1,000.
 import * as v from 'valibot';
-import type { RunnerMetricsOptions } from '../check/metrics-state';
-import type { RunnerOptions } from '../check/runner';
+import type { RunnerMetricsOptions } from '../metrics/scrape/metrics-state';
+import type { RunnerOptions } from '../check/runner/runner';
 import { definitionHash, pairsOf, textHash, type ChecksDigest } from './checks-digest';
 import type { FileCheck } from './checks-file';
 import { checkName, expandCheck } from './checks-file-check';

@@ -11,8 +11,8 @@
 // since that asks the system's user database. Each check is made into its
 // definition by checks-file-check.ts; checks-file-load.ts loads a file with
 // what the last load learned.
-import type { RunnerMetricsOptions } from '../check/metrics-state';
-import type { CheckDefinition, RunnerOptions } from '../check/runner';
+import type { RunnerMetricsOptions } from '../metrics/scrape/metrics-state';
+import type { CheckDefinition, RunnerOptions } from '../check/runner/runner';
 import { loadChecks } from './checks-file-load';
 
 export interface FileCheck {

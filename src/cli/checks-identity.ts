@@ -1,7 +1,7 @@
 // User and group names of a checks file turned into the uid, gid and
 // supplementary groups each check runs with: looked up once per distinct
 // (user, group) pair (checks-digest.ts), whatever number of checks share it.
-import type { CheckDefinition } from '../check/runner';
+import type { CheckDefinition } from '../check/runner/runner';
 import { quoteName } from '../util/quote-text';
 import type { ChecksDigest } from './checks-digest';
 import { UserLookup, type Identity } from './user-lookup';

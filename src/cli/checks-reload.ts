@@ -5,8 +5,8 @@
 // runs two of one id at once). A reload may give its checks by key
 // (KeyedChecks): a check whose key is the applied one's comes without its
 // definition, and only the others' definitions are loaded and compared.
-import { checkDefinition } from '../check/definition';
-import type { CheckDefinition, CheckRunner } from '../check/runner';
+import { checkDefinition } from '../check/model/definition';
+import type { CheckDefinition, CheckRunner } from '../check/runner/runner';
 import { inSlices, RELOAD_SLICE_MS } from '../util/in-slices';
 import { sameDefinition } from './same-definition';
 

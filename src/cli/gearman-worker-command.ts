@@ -2,7 +2,7 @@
 // running checks through noshell.
 import { GearmanWorker } from '../gearman/worker';
 import { fixMmapThreshold } from '../malloc-threshold';
-import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
+import { serveMetrics, type MetricsServer } from '../metrics/serve/metrics-server';
 import { metricsListenError } from './metrics-listen-error';
 import { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs } from './gearman-worker-args';
 import { onWorkerReload } from './gearman-worker-reload';

@@ -2,7 +2,7 @@
 // there (a plugin package not installed, a typo in $USER1$) or not executable
 // would end UNKNOWN at every run; say so before it runs, once per path.
 import { statSync } from 'node:fs';
-import type { CheckDefinition } from '../check/runner';
+import type { CheckDefinition } from '../check/runner/runner';
 import { parseCommand } from '../command/parse-command';
 import { quoteName, quoteText } from '../util/quote-text';
 import { countOf } from '../util/count-text';

@@ -1,16 +1,16 @@
 // noshell run <checks file> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]
 // noshell run --check <checks file>
-import { CheckRunner, type CheckRunResult } from '../check/runner';
+import { CheckRunner, type CheckRunResult } from '../check/runner/runner';
 import { escapeControls } from '../util/control-chars';
-import { configureRunnerMetrics, type RunnerMetricsOptions } from '../check/metrics-state';
-import { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from '../check/perfdata-limit';
+import { configureRunnerMetrics, type RunnerMetricsOptions } from '../metrics/scrape/metrics-state';
+import { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from '../metrics/model/perfdata-limit';
 import { fixMmapThreshold } from '../malloc-threshold';
 import { AppliedChecks } from './checks-reload';
 import { sameDefinition } from './same-definition';
 import { LineBatch } from './line-batch';
 import { loadRunChecks, onReload, type RunChecks } from './run-reload';
-import { serveMetrics, type MetricsServer } from '../metrics/metrics-server';
-import { createRunnerSource } from '../metrics/runner-source';
+import { serveMetrics, type MetricsServer } from '../metrics/serve/metrics-server';
+import { createRunnerSource } from '../metrics/prom/runner-source';
 import { usageOf } from './help';
 import { metricsListenError } from './metrics-listen-error';
 import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';

@@ -1,7 +1,7 @@
 // What `noshell run` does with its checks file: load it whole (schema,
 // macros, user lookup, root refusal), at start and again on SIGHUP, where
 // only the definitions that changed are copied from the loading thread.
-import type { RunnerMetricsOptions } from '../check/metrics-state';
+import type { RunnerMetricsOptions } from '../metrics/scrape/metrics-state';
 import { quoteName } from '../util/quote-text';
 import { loadChecks } from './checks-file-load';
 import { LoadAborted, localChecksSource, openChecksFileOffThread, type LastLoad } from './checks-file-thread';
