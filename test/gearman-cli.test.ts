@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerOptionsFromArgs } from '../src/cli/gearman-worker-command';
-import { createPayloadCodec } from '../src/gearman/crypto';
+import { createPayloadCodec } from '../src/gearman/payload/crypto';
 import { fields, freePort, GEARMAND, Gearmand, QueueReader } from './fixtures/gearman/harness';
 import { promtoolCheck } from './metrics-text';
 

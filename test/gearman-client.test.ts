@@ -4,9 +4,9 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GearmanClient } from '../src/gearman/client';
-import { GearmanConnection } from '../src/gearman/connection';
-import { WRITE_HIGH_WATER_MARK } from '../src/gearman/connection-options';
-import { encodePacket, PacketParser, PacketType } from '../src/gearman/packet';
+import { GearmanConnection } from '../src/gearman/protocol/connection';
+import { WRITE_HIGH_WATER_MARK } from '../src/gearman/protocol/connection-options';
+import { encodePacket, PacketParser, PacketType } from '../src/gearman/protocol/packet';
 import { waitUntil } from './fixtures/gearman/harness';
 
 const cleanup: Array<() => void | Promise<void>> = [];

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPayloadCodec, decryptText, encryptText, GearmanPayloadError, keyFromFile, keyFromString } from '../src/gearman/crypto';
-import { escapeOutput, formatJob, formatResult, formatSubmittedResult, parseJob, parseKeyValues } from '../src/gearman/job-payload';
+import { createPayloadCodec, decryptText, encryptText, GearmanPayloadError, keyFromFile, keyFromString } from '../src/gearman/payload/crypto';
+import { escapeOutput, formatJob, formatResult, formatSubmittedResult, parseJob, parseKeyValues } from '../src/gearman/payload/job-payload';
 
 // Known answers produced by the real C mod_gm_encrypt (Mod-Gearman 5.2.4, test/peers/mod-gearman/).
 const JOB = 'type=service\nresult_queue=check_results\nhost_name=lab-host\nservice_description=lab-svc\n' +

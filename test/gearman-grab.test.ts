@@ -4,10 +4,10 @@
 // only after the last grab in flight came back NO_JOB.
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { GrabWindow } from '../src/gearman/grab-window';
-import { encodePacket, PacketParser, PacketType as T, type Packet } from '../src/gearman/packet';
-import { formatJob } from '../src/gearman/job-payload';
-import { GearmanWorker } from '../src/gearman/worker';
+import { GrabWindow } from '../src/gearman/worker/grab-window';
+import { encodePacket, PacketParser, PacketType as T, type Packet } from '../src/gearman/protocol/packet';
+import { formatJob } from '../src/gearman/payload/job-payload';
+import { GearmanWorker } from '../src/gearman/worker/worker';
 import { waitUntil } from './fixtures/gearman/harness';
 
 describe('GrabWindow', () => {

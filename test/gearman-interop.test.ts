@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GearmanClient } from '../src/gearman/client';
-import { parseServer } from '../src/gearman/connection';
-import { createPayloadCodec } from '../src/gearman/crypto';
-import { formatJob, type JobType } from '../src/gearman/job-payload';
-import { GearmanWorker } from '../src/gearman/worker';
+import { parseServer } from '../src/gearman/protocol/connection';
+import { createPayloadCodec } from '../src/gearman/payload/crypto';
+import { formatJob, type JobType } from '../src/gearman/payload/job-payload';
+import { GearmanWorker } from '../src/gearman/worker/worker';
 import { parseCommand } from '../src/command/parse-command';
 import { fields, GEARMAND, Gearmand, peers, QueueReader, waitUntil } from './fixtures/gearman/harness';
 

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GearmanWorker } from '../src/gearman/worker';
+import { GearmanWorker } from '../src/gearman/worker/worker';
 import { GEARMAND, Gearmand, peers, waitUntil } from './fixtures/gearman/harness';
 
 const LAB = process.env.NOSHELL_NAGIOS_LAB || path.resolve(__dirname, 'peers', 'nagios-lab.sh');

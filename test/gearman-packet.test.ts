@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_BODY, encodePacket, GearmanProtocolError, PacketParser, PacketType } from '../src/gearman/packet';
+import { DEFAULT_MAX_BODY, encodePacket, GearmanProtocolError, PacketParser, PacketType } from '../src/gearman/protocol/packet';
 
 // A real gc() without --expose-gc on the command line (vitest starts the workers).
 setFlagsFromString('--expose-gc');

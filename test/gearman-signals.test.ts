@@ -8,9 +8,9 @@ import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, readdirSync, r
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createPayloadCodec } from '../src/gearman/crypto';
-import { formatJob } from '../src/gearman/job-payload';
-import { PacketType as T } from '../src/gearman/packet';
+import { createPayloadCodec } from '../src/gearman/payload/crypto';
+import { formatJob } from '../src/gearman/payload/job-payload';
+import { PacketType as T } from '../src/gearman/protocol/packet';
 import { waitUntil } from './fixtures/gearman/harness';
 import { HostileGearmand } from './fixtures/gearman/hostile-gearmand';
 import { WorkerProcess } from './fixtures/gearman/worker-process';
@@ -248,7 +248,7 @@ describe('GearmanWorker.reconfigure', () => {
   // Before: the old connection was closed at once, and gearmand gives the jobs a closed
   // connection held to another worker: the check ran twice and two results were posted.
   it('moves to another gearmand: the old connection takes no new job, answers the one it handed out, then closes; the result goes to the new one', async () => {
-    const { GearmanWorker } = await import('../src/gearman/worker');
+    const { GearmanWorker } = await import('../src/gearman/worker/worker');
     const a = new HostileGearmand('normal');
     const b = new HostileGearmand('normal');
     const pidfile = path.join(tmp, 'move.pids');

@@ -3,9 +3,9 @@
 // gearmand has taken it.
 import { readFileSync } from 'node:fs';
 import { GearmanClient, type Priority } from '../gearman/client';
-import { parseServer } from '../gearman/connection';
-import { createPayloadCodec } from '../gearman/crypto';
-import { formatJob, formatSubmittedResult, type JobType } from '../gearman/job-payload';
+import { parseServer } from '../gearman/protocol/connection';
+import { createPayloadCodec } from '../gearman/payload/crypto';
+import { formatJob, formatSubmittedResult, type JobType } from '../gearman/payload/job-payload';
 import { last, list, number, parseToolArgs, yesNo, type OptionSpec } from './gearman-args';
 
 export const gearmanSubmitUsage = 'noshell gearman-submit --server=HOST[:PORT] [--key=K|--keyfile=F|--encryption=no] [--wait=S] ' +

@@ -3,7 +3,7 @@
 import { statSync } from 'node:fs';
 import { definedFields } from '../util/defined-fields';
 import { actingUid } from '../util/privilege';
-import type { GearmanWorkerOptions } from '../gearman/worker-options';
+import type { GearmanWorkerOptions } from '../gearman/worker/worker-options';
 import { last, list, number, parseToolArgs, yesNo, type OptionSpec, type ParsedOptions } from './gearman-args';
 
 export const gearmanWorkerUsage = 'noshell gearman-worker [--config=FILE] --server=HOST[:PORT] [--key=K|--keyfile=F|--encryption=no] ' +

@@ -1,6 +1,6 @@
 // noshell gearman-worker: the C mod_gearman_worker's options and worker.conf,
 // running checks through noshell.
-import { GearmanWorker } from '../gearman/worker';
+import { GearmanWorker } from '../gearman/worker/worker';
 import { fixMmapThreshold } from '../malloc-threshold';
 import { serveMetrics, type MetricsServer } from '../metrics/serve/metrics-server';
 import { metricsListenError } from './metrics-listen-error';

@@ -4,7 +4,7 @@
 // ExecReload sends SIGHUP, so this happens daily: the log file is reopened,
 // running jobs go on, and a config that no longer loads is logged and the
 // worker keeps the one it has.
-import type { GearmanWorker } from '../gearman/worker';
+import type { GearmanWorker } from '../gearman/worker/worker';
 import { refuseRoot, workerOptionsFromArgs } from './gearman-worker-args';
 import type { LogFile } from './log-file';
 

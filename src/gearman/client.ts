@@ -6,9 +6,9 @@
 // bound covers queued and in-flight jobs together, so a server that accepts
 // and never reads holds the client to that bound.
 import { randomUUID } from 'node:crypto';
-import { GearmanConnection, type ConnectionOptions, type ServerAddress } from './connection';
-import { LogLimit, peerText } from './log-limit';
-import { PacketType, type Packet } from './packet';
+import { GearmanConnection, type ConnectionOptions, type ServerAddress } from './protocol/connection';
+import { LogLimit, peerText } from './protocol/log-limit';
+import { PacketType, type Packet } from './protocol/packet';
 
 export type Priority = 'normal' | 'high' | 'low';
 

@@ -1,8 +1,8 @@
 // Where the worker's results go: one GearmanClient for the servers in force,
 // plus the clients of earlier configurations until they have flushed what
 // they still hold (a SIGHUP that changes the servers must not lose results).
-import { GearmanClient, type ClientOptions } from './client';
-import type { ServerAddress } from './connection';
+import { GearmanClient, type ClientOptions } from '../client';
+import type { ServerAddress } from '../protocol/connection';
 
 type Log = (level: 'error' | 'info' | 'debug', message: string) => void;
 

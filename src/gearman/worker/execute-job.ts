@@ -1,8 +1,8 @@
 // One job from grab to result: run it, account for it, and hand the C
 // worker's result payload to the client (service and host checks only).
-import type { PayloadCodec } from './crypto';
-import { escapeOutput, formatResult, jobTime, type CheckJob } from './job-payload';
-import { LogLimit, peerText } from './log-limit';
+import type { PayloadCodec } from '../payload/crypto';
+import { escapeOutput, formatResult, jobTime, type CheckJob } from '../payload/job-payload';
+import { LogLimit, peerText } from '../protocol/log-limit';
 import { runJob, type JobOutcome } from './run-job';
 import type { JobResultLabel, WorkerMetrics } from './worker-metrics';
 import type { ResolvedWorkerOptions } from './worker-options';

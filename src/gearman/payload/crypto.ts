@@ -3,7 +3,7 @@
 // encryption is off. Facts read from Mod-Gearman 5.2.4 (common/gm_crypt.c, mod_gm_encrypt in
 // common/utils.c; the tarball is in test/peers/mod-gearman/) and checked by the interop tests.
 import { createCipheriv, createDecipheriv, type Cipher, type Decipher } from 'node:crypto';
-import { readSmallFile } from '../util/small-file';
+import { readSmallFile } from '../../util/small-file';
 
 const BLOCK = 16;
 

@@ -1,16 +1,16 @@
 // GearmanWorker: a drop-in for the C mod_gearman_worker. Takes check jobs from
 // one or more gearmand, runs at most maxWorker at once through noshell, and
 // submits the results the C worker would send to each job's result queue.
-import { countOf } from '../util/count-text';
+import { countOf } from '../../util/count-text';
 import { EventEmitter, setMaxListeners } from 'node:events';
 import { hostname, loadavg } from 'node:os';
-import type { ConnectionOptions, GearmanConnection } from './connection';
-import { createPayloadCodec, GearmanPayloadError } from './crypto';
-import { definedFields } from '../util/defined-fields';
+import type { ConnectionOptions, GearmanConnection } from '../protocol/connection';
+import { createPayloadCodec, GearmanPayloadError } from '../payload/crypto';
+import { definedFields } from '../../util/defined-fields';
 import { executeJob, type ExecuteContext } from './execute-job';
-import { parseJob, type CheckJob } from './job-payload';
-import { LogLimit, peerText } from './log-limit';
-import { PacketType } from './packet';
+import { parseJob, type CheckJob } from '../payload/job-payload';
+import { LogLimit, peerText } from '../protocol/log-limit';
+import { PacketType } from '../protocol/packet';
 import { ResultClients } from './result-clients';
 import { statusAnswer } from './status-answer';
 import { configChanges, type WorkerReconfigured } from './worker-changes';

@@ -2,7 +2,7 @@
 // assigns unasked): a few per minute are worth reading, a flood would fill
 // the disk at the peer's rate (40 ERROR packets of 1 MiB wrote 52 MB of log,
 // issue 17). Text from the peer is quoted, escaped and bounded as well.
-import { quoteText } from '../util/quote-text';
+import { quoteText } from '../../util/quote-text';
 
 /** Peer text in a log line: JSON-escaped (no forged lines), at most `max` characters shown. */
 export function peerText(value: string | Buffer, max = 200): string {

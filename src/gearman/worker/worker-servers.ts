@@ -3,11 +3,11 @@
 // slots, and held back from a gearmand whose socket is over its high-water
 // mark; the grab protocol's answers (NO_JOB, NOOP, JOB_ASSIGN_UNIQ) are
 // handled here and assigned jobs handed to the worker.
-import { GearmanConnection, type ConnectionOptions, type ServerAddress } from './connection';
+import { GearmanConnection, type ConnectionOptions, type ServerAddress } from '../protocol/connection';
 import { GrabWindow } from './grab-window';
-import { countOf } from '../util/count-text';
-import { LogLimit, peerText } from './log-limit';
-import { PacketType, type Packet } from './packet';
+import { countOf } from '../../util/count-text';
+import { LogLimit, peerText } from '../protocol/log-limit';
+import { PacketType, type Packet } from '../protocol/packet';
 
 type Log = (level: 'error' | 'info' | 'debug', message: string) => void;
 

@@ -1,7 +1,7 @@
 // Options of GearmanWorker, named after the C worker's (worker.conf) keys.
 import { hostname } from 'node:os';
-import { describe } from '../util/validate';
-import { parseServer, type ServerAddress } from './connection';
+import { describe } from '../../util/validate';
+import { parseServer, type ServerAddress } from '../protocol/connection';
 
 export interface GearmanWorkerOptions {
   /** `host[:port]` strings or addresses; several servers are served at once. */

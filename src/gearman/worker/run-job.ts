@@ -6,11 +6,11 @@
 // runCheck hands back parsed, trimmed output. Command resolution is the same
 // (`shell: 'auto'`: /bin/sh -c only when parseCommand says a shell is needed).
 import { constants } from 'node:os';
-import { resolveCommand, type ResolvedCommand } from '../command/shell-option';
-import { SpawnError } from '../process/errors';
-import { run } from '../process/exec';
-import type { ResourceUsage } from '../process/status';
-import { escapeOutput, type CheckJob } from './job-payload';
+import { resolveCommand, type ResolvedCommand } from '../../command/shell-option';
+import { SpawnError } from '../../process/errors';
+import { run } from '../../process/exec';
+import type { ResourceUsage } from '../../process/status';
+import { escapeOutput, type CheckJob } from '../payload/job-payload';
 
 export interface JobSettings {
   identifier: string;
