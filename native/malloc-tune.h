@@ -1,5 +1,5 @@
 // mmapThreshold(): glibc's malloc threshold for blocks of their own, fixed
-// by a long-running command (src/malloc-threshold.ts).
+// by a long-running command (src/daemon/malloc-threshold.ts).
 #ifndef NOSHELL_MALLOC_TUNE_H_
 #define NOSHELL_MALLOC_TUNE_H_
 

@@ -107,7 +107,7 @@ for (const n of args.checks.split(',').map(Number)) {
   }
   global.gc?.();
   const src = source(after, n);
-  const { formatMetrics, metricsChunks } = require('../dist/check/metrics.js');
+  const { formatMetrics, metricsChunks } = require('../dist/metrics/scrape/runner-text.js');
   const cold = time(() => formatMetrics(src));
   row.afterColdMs = cold.ms;
   row.afterColdCpuMs = cold.cpuMs;

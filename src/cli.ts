@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildAddonCommand } from './cli/build-addon';
 import { asksForHelp, commandHelp, findCommand, overview } from './cli/help';
-import { holdStartSignals } from './cli/start-signals';
+import { holdStartSignals } from './daemon/start-signals';
 
 // A hung-up terminal or a closed pipe (EIO, EPIPE) must not crash us
 // before our children are stopped: output is lost, the stop goes on. Said

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CheckDefinition } from '../src/check/runner/runner';
-import { definitionHash, textHash } from '../src/cli/checks-digest';
+import { definitionHash, textHash } from '../src/config/checks-digest';
 
 const asDef = (x: object) => x as unknown as CheckDefinition;
 

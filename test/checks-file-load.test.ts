@@ -8,11 +8,11 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CheckRunner } from '../src/check/runner/runner';
-import { loadChecks, type LoadedChecks } from '../src/cli/checks-file-load';
-import { loadChecksFile } from '../src/cli/checks-file';
-import { AppliedChecks } from '../src/cli/checks-reload';
-import { knownDefinitions, StaleKnown, type KnownChecks } from '../src/cli/checks-known';
-import { loadRunChecks, onReload } from '../src/cli/run-reload';
+import { loadChecks, type LoadedChecks } from '../src/config/checks-file-load';
+import { loadChecksFile } from '../src/config/checks-file';
+import { AppliedChecks } from '../src/config/checks-reload';
+import { knownDefinitions, StaleKnown, type KnownChecks } from '../src/config/checks-known';
+import { loadRunChecks, onReload } from '../src/config/run-reload';
 
 let tmp = '';
 beforeAll(() => {

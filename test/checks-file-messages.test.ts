@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadChecksFile } from '../src/cli/checks-file';
-import { jsonSyntaxError } from '../src/cli/json-syntax';
+import { loadChecksFile } from '../src/config/checks-file';
+import { jsonSyntaxError } from '../src/config/json-syntax';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 // A shadow(5) line: sha512-crypt, 16 salt characters, 86 of hash.

@@ -10,12 +10,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 // The compiled modules: the worker is the compiled checks-file-worker.js beside them.
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { loadChecksFileOffThread, openChecksFileOffThread, LoadAborted } =
-  require('../dist/cli/checks-file-thread.js') as typeof import('../src/cli/checks-file-thread');
-const { loadChecksFile } = require('../dist/cli/checks-file.js') as typeof import('../src/cli/checks-file');
-const { digestChecks } = require('../dist/cli/checks-digest.js') as typeof import('../src/cli/checks-digest');
-const { StaleKnown } = require('../dist/cli/checks-known.js') as typeof import('../src/cli/checks-known');
+  require('../dist/config/checks-file-thread.js') as typeof import('../src/config/checks-file-thread');
+const { loadChecksFile } = require('../dist/config/checks-file.js') as typeof import('../src/config/checks-file');
+const { digestChecks } = require('../dist/config/checks-digest.js') as typeof import('../src/config/checks-digest');
+const { StaleKnown } = require('../dist/config/checks-known.js') as typeof import('../src/config/checks-known');
 /* eslint-enable @typescript-eslint/no-require-imports */
-const LIB = path.join(__dirname, '..', 'dist', 'cli', 'checks-file-thread.js');
+const LIB = path.join(__dirname, '..', 'dist', 'config', 'checks-file-thread.js');
 
 // Made in beforeAll: a run that skips this file's tests (a -t filter) runs neither hook.
 let tmp = '';
@@ -55,7 +55,7 @@ describe('the loading thread of a reload', () => {
 
   // 1,000 checks a message, two sent ahead: none, exactly one or two batches, three and a part, in order.
   it('gives what loadChecksFile gives, and its TypeError, from a worker thread', async () => {
-    expect(existsSync(path.join(__dirname, '..', 'dist', 'cli', 'checks-file-worker.js'))).toBe(true);
+    expect(existsSync(path.join(__dirname, '..', 'dist', 'config', 'checks-file-worker.js'))).toBe(true);
     for (const n of [0, 1000, 2000, 3500]) {
       const good = writeChecks(`good-${n}.json`, n);
       const off = await loadChecksFileOffThread(good);
@@ -188,9 +188,9 @@ describe('the loading thread of a reload', () => {
 
 describe('a reload by key (loadRunChecks with the checks applied)', () => {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { loadRunChecks } = require('../dist/cli/run-reload.js') as typeof import('../src/cli/run-reload');
-  const { AppliedChecks } = require('../dist/cli/checks-reload.js') as typeof import('../src/cli/checks-reload');
-  const { CheckRunner } = require('../dist/check/runner.js') as typeof import('../src/check/runner/runner');
+  const { loadRunChecks } = require('../dist/config/run-reload.js') as typeof import('../src/config/run-reload');
+  const { AppliedChecks } = require('../dist/config/checks-reload.js') as typeof import('../src/config/checks-reload');
+  const { CheckRunner } = require('../dist/check/runner/runner.js') as typeof import('../src/check/runner/runner');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   /** A user database of one user, "alice", whose uid is `uid`; asked how often. */
@@ -308,9 +308,9 @@ describe('a reload by key (loadRunChecks with the checks applied)', () => {
 
 describe('SIGHUP with the file as it was (onReload through the loading thread)', () => {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { loadRunChecks, onReload } = require('../dist/cli/run-reload.js') as typeof import('../src/cli/run-reload');
-  const { AppliedChecks } = require('../dist/cli/checks-reload.js') as typeof import('../src/cli/checks-reload');
-  const { CheckRunner } = require('../dist/check/runner.js') as typeof import('../src/check/runner/runner');
+  const { loadRunChecks, onReload } = require('../dist/config/run-reload.js') as typeof import('../src/config/run-reload');
+  const { AppliedChecks } = require('../dist/config/checks-reload.js') as typeof import('../src/config/checks-reload');
+  const { CheckRunner } = require('../dist/check/runner/runner.js') as typeof import('../src/check/runner/runner');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   it('is reloaded with nothing parsed or applied; a changed byte is applied as always', async () => {
@@ -358,8 +358,8 @@ describe('SIGHUP with the file as it was (onReload through the loading thread)',
 
 describe('the last load again (unchangedSource)', () => {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { unchangedSource, localChecksSource } = require('../dist/cli/checks-source.js') as typeof import('../src/cli/checks-source');
-  const { loadChecks } = require('../dist/cli/checks-file-load.js') as typeof import('../src/cli/checks-file-load');
+  const { unchangedSource, localChecksSource } = require('../dist/config/checks-source.js') as typeof import('../src/config/checks-source');
+  const { loadChecks } = require('../dist/config/checks-file-load.js') as typeof import('../src/config/checks-file-load');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   it('gives nothing without a load; asked for definitions, loads the file again and refuses bytes that changed', async () => {

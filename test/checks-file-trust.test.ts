@@ -9,7 +9,7 @@ import { chmodSync, chownSync, lchownSync, mkdirSync, mkdtempSync, rmSync, symli
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadChecksFile } from '../src/cli/checks-file';
+import { loadChecksFile } from '../src/config/checks-file';
 import { waitFor } from './helpers';
 import { asNobody, isRoot, NOBODY, removeUnprivilegedCopy, unprivilegedPackage } from './unprivileged';
 

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestChecks } from '../src/cli/checks-digest';
-import { loadChecksFile } from '../src/cli/checks-file';
-import { LOOKUPS_AT_ONCE, resolvePairs, withIdentity } from '../src/cli/checks-identity';
-import { checksRunningAsRoot } from '../src/cli/root-refusal';
+import { digestChecks } from '../src/config/checks-digest';
+import { loadChecksFile } from '../src/config/checks-file';
+import { LOOKUPS_AT_ONCE, resolvePairs, withIdentity } from '../src/config/checks-identity';
+import { checksRunningAsRoot } from '../src/config/root-refusal';
 
 let tmp = '';
 beforeAll(() => {

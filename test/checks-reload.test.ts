@@ -5,9 +5,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CheckRunner, type CheckDefinition } from '../src/check/runner/runner';
-import { definitionHash } from '../src/cli/checks-digest';
-import { AppliedChecks } from '../src/cli/checks-reload';
-import { sameDefinition } from '../src/cli/same-definition';
+import { definitionHash } from '../src/config/checks-digest';
+import { AppliedChecks } from '../src/config/checks-reload';
+import { sameDefinition } from '../src/config/same-definition';
 
 /** A runner that records what the reload asked of it. */
 class RecordingRunner extends CheckRunner {

@@ -150,7 +150,7 @@ describe('noshell run', () => {
   });
 
   it('ships example checks files (JSON and YAML, the same checks) that load and need no shell', async () => {
-    const { loadChecksFile } = await import('../src/cli/checks-file');
+    const { loadChecksFile } = await import('../src/config/checks-file');
     const { parseCommand } = await import('../src/command/parse-command');
     const json = loadChecksFile(path.resolve(__dirname, '..', 'examples', 'checks.json'));
     expect(json.checks.length).toBeGreaterThan(3);
@@ -163,7 +163,7 @@ describe('noshell run', () => {
   });
 
   it('schedule settings in defaults apply to every check', async () => {
-    const { loadChecksFile } = await import('../src/cli/checks-file');
+    const { loadChecksFile } = await import('../src/config/checks-file');
     const file = path.join(tmp, 'defaults.json');
     writeFileSync(file, JSON.stringify({
       defaults: { interval: '30s', maxAttempts: 3, timeout: '5s' },

@@ -99,7 +99,7 @@ function withShortIntervals(file: string): string {
 
 function idsOf(file: string): Set<string> {
   const out = spawnSync(process.execPath, ['-e', `
-    const { loadChecksFile } = require(${JSON.stringify(path.join(ROOT, 'dist', 'cli', 'checks-file.js'))});
+    const { loadChecksFile } = require(${JSON.stringify(path.join(ROOT, 'dist', 'config', 'checks-file.js'))});
     console.log(JSON.stringify(loadChecksFile(${JSON.stringify(path.join(ROOT, 'examples', file))}).checks.map((c) => c.definition.id)));`], { encoding: 'utf8' });
   return new Set(JSON.parse(out.stdout) as string[]);
 }

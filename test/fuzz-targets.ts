@@ -4,7 +4,7 @@ import type fc from 'fast-check';
 import type * as Perfdata from '../src/check/plugin/perfdata';
 import type * as PluginOutput from '../src/check/plugin/plugin-output';
 import type * as Range from '../src/check/plugin/range';
-import type * as ChecksFile from '../src/cli/checks-file';
+import type * as ChecksFile from '../src/config/checks-file';
 import type * as Duration from '../src/util/duration';
 import type * as ParseCommand from '../src/command/parse-command';
 import {

@@ -13,7 +13,7 @@ import { formatPerfdata } from '../src/check/format';
 import { parsePerfdata, parsePerfdataDetailed, type PerfDatum } from '../src/check/plugin/perfdata';
 import { parsePluginOutput } from '../src/check/plugin/plugin-output';
 import { checkRange, parseRange } from '../src/check/plugin/range';
-import { loadChecksFile } from '../src/cli/checks-file';
+import { loadChecksFile } from '../src/config/checks-file';
 import { parseDuration } from '../src/util/duration';
 import { parseCommand } from '../src/command/parse-command';
 import { REASON_NAMES } from '../src/command/shell-syntax';

@@ -17,7 +17,7 @@ import { trimCSpace } from '../src/gearman/worker/run-job';
 import { freePort, waitUntil } from './fixtures/gearman/harness';
 import { HostileGearmand } from './fixtures/gearman/hostile-gearmand';
 import { CLI, WorkerProcess } from './fixtures/gearman/worker-process';
-import { logMessage } from '../src/cli/log-file';
+import { logMessage } from '../src/daemon/log-file';
 import { isRoot, NOBODY, removeUnprivilegedCopy, unprivilegedPackage } from './unprivileged';
 
 const KEY = 'hardening-key';

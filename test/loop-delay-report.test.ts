@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loopDelayInterval, parseLoopDelayLine, schedstatWaitMs, startLoopDelayReport, type LoopDelayWindow } from '../src/loop-delay-report';
+import { loopDelayInterval, parseLoopDelayLine, schedstatWaitMs, startLoopDelayReport, type LoopDelayWindow } from '../src/daemon/loop-delay-report';
 
 // The kernel's per-thread scheduler figures (CONFIG_SCHED_INFO): the report's own part of a block needs them.
 const hasSchedstat = (() => {
@@ -67,7 +67,7 @@ describe('loop-delay report', () => {
     // collection's helpers that wait for the CPU, and that sleep is its own time (Node 24 showed
     // windows of 340-383 ms with 171-192 ms own in 3 of 4 runs): --single-threaded keeps V8's
     // work on the loop thread, whose wait is what this measures.
-    const dist = path.join(__dirname, '..', 'dist', 'loop-delay-report.js');
+    const dist = path.join(__dirname, '..', 'dist', 'daemon', 'loop-delay-report.js');
     expect(existsSync(dist)).toBe(true);
     const script = `const r = require(${JSON.stringify(dist)}).startLoopDelayReport(100, (l) => process.stdout.write(l));
       setTimeout(() => process.stdout.write('ready\\n'), 200); process.stdin.on('end', () => r.stop()).resume();`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expandMacros, MacroError } from '../src/cli/macros';
+import { expandMacros, MacroError } from '../src/config/macros';
 import { parseCommand } from '../src/command/parse-command';
 
 const user = new Map([['USER1', '/usr/lib/nagios/plugins'], ['USER256', 'last'], ['USER2', 's3cr$t']]);

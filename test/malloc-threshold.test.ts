@@ -1,5 +1,5 @@
 // glibc's mmap threshold as `noshell run` and `noshell gearman-worker` fix it
-// (src/malloc-threshold.ts): freed blocks of 1 MiB and more leave the
+// (src/daemon/malloc-threshold.ts): freed blocks of 1 MiB and more leave the
 // process's resident memory, where with glibc's moving threshold they stayed
 // in its heap.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -7,10 +7,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { envSetsMmapThreshold } from '../src/malloc-threshold';
+import { envSetsMmapThreshold } from '../src/daemon/malloc-threshold';
 import { freePort, waitUntil } from './fixtures/gearman/harness';
 
-const DIST = path.resolve(__dirname, '..', 'dist', 'malloc-threshold.js');
+const DIST = path.resolve(__dirname, '..', 'dist', 'daemon', 'malloc-threshold.js');
 
 /**
  * In a child Node: one 1.5 MiB block freed (glibc then moves its threshold
@@ -136,7 +136,7 @@ describe.skipIf(glibc === undefined)('the commands that own a long-lived process
 
   it('the library does see a mallopt() call (the checks below can fail)', () => {
     const { env, calls } = preload();
-    const dist = path.resolve(__dirname, '..', 'dist', 'malloc-threshold.js');
+    const dist = path.resolve(__dirname, '..', 'dist', 'daemon', 'malloc-threshold.js');
     execFileSync(process.execPath, ['-e', `require(${JSON.stringify(dist)}).fixMmapThreshold(65536)`], { env });
     expect(calls()).toEqual(['-3 65536']);
   });

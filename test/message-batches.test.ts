@@ -2,7 +2,7 @@
 // count and by size, every item once, in order.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { batchRanges } from '../src/cli/message-batches';
+import { batchRanges } from '../src/config/message-batches';
 
 describe('batchRanges', () => {
   it('covers every item once, in order; at most 1,000 items and 256 Ki chars a message, but never an empty one', () => {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { formatMetrics } from '../src/metrics/scrape/runner-text';
-import { loadChecksFile } from '../src/cli/checks-file';
+import { loadChecksFile } from '../src/config/checks-file';
 import { CheckRunner, configureRunnerMetrics, registerRunnerMetrics } from '../src/index';
 import { bigSource, fivePerfdata, FakeSource } from './metrics-source';
 import { canonical, find, parseExposition, type ParsedSample } from './metrics-text';

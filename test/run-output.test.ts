@@ -1,12 +1,12 @@
 // `noshell run` writes the result lines of one event-loop turn in one write
-// (src/cli/line-batch.ts): none lost, none split, none out of order, and
+// (src/daemon/line-batch.ts): none lost, none split, none out of order, and
 // all of them on stdout before it says it stopped.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LineBatch } from '../src/cli/line-batch';
+import { LineBatch } from '../src/daemon/line-batch';
 import { waitFor } from './helpers';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { LOOP_DELAY_ENV, parseLoopDelayLine, type LoopDelayWindow } from '../loop-delay-report';
+import { LOOP_DELAY_ENV, parseLoopDelayLine, type LoopDelayWindow } from '../daemon/loop-delay-report';
 
 /** A loop-delay window, its end as epoch ms. */
 export interface TimedWindow extends LoopDelayWindow {
@@ -39,9 +39,10 @@ function onLines(stream: NodeJS.ReadableStream, each: (line: string) => void): v
   });
 }
 
-/** Whether a noshell package reports its own loop delay (else the probe is preloaded). */
+/** Whether a noshell package reports its own loop delay (else the probe is preloaded): dist/daemon/, or dist/ in builds before the layout by concern. */
 export function hasLoopDelayReport(cli: string): boolean {
-  return existsSync(path.join(path.dirname(cli), 'loop-delay-report.js'));
+  const dist = path.dirname(cli);
+  return existsSync(path.join(dist, 'daemon', 'loop-delay-report.js')) || existsSync(path.join(dist, 'loop-delay-report.js'));
 }
 
 export class ScaleProcess {

@@ -9,7 +9,7 @@ import { quoteText } from '../util/quote-text';
 import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
 import { parseDuration } from '../util/duration';
 import { usageOf } from './help';
-import { onStopSignals } from './stop-signals';
+import { onStopSignals } from '../daemon/stop-signals';
 
 export const checkUsage = usageOf('check');
 

@@ -1,14 +1,14 @@
 // noshell gearman-worker: the C mod_gearman_worker's options and worker.conf,
 // running checks through noshell.
 import { GearmanWorker } from '../gearman/worker/worker';
-import { fixMmapThreshold } from '../malloc-threshold';
+import { fixMmapThreshold } from '../daemon/malloc-threshold';
 import { serveMetrics, type MetricsServer } from '../metrics/serve/metrics-server';
-import { metricsListenError } from './metrics-listen-error';
+import { metricsListenError } from '../daemon/metrics-listen-error';
 import { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs } from './gearman-worker-args';
 import { onWorkerReload } from './gearman-worker-reload';
-import { LogFile, logMessage } from './log-file';
-import { onStopSignals, type StopSignal, type StopSignals } from './stop-signals';
-import { takeStartSignals } from './start-signals';
+import { LogFile, logMessage } from '../daemon/log-file';
+import { onStopSignals, type StopSignal, type StopSignals } from '../daemon/stop-signals';
+import { takeStartSignals } from '../daemon/start-signals';
 import { countOf } from '../util/count-text';
 
 export { gearmanWorkerUsage, refuseRoot, workerOptionsFromArgs, workerSpec } from './gearman-worker-args';
@@ -39,7 +39,7 @@ export async function gearmanWorkerCommand(args: string[], out: (s: string) => v
     return 0;
   }
   // A daemon's process: a job's packet of up to 16 MiB, freed, leaves its resident memory
-  // (src/malloc-threshold.ts).
+  // (src/daemon/malloc-threshold.ts).
   fixMmapThreshold();
   const logFile = new LogFile(cfg.logfile, err);
   let debug = cfg.debug;

@@ -6,7 +6,7 @@
 // worker keeps the one it has.
 import type { GearmanWorker } from '../gearman/worker/worker';
 import { refuseRoot, workerOptionsFromArgs } from './gearman-worker-args';
-import type { LogFile } from './log-file';
+import type { LogFile } from '../daemon/log-file';
 
 export interface WorkerReloadTarget {
   worker: GearmanWorker;

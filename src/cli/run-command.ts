@@ -4,22 +4,22 @@ import { CheckRunner, type CheckRunResult } from '../check/runner/runner';
 import { escapeControls } from '../util/control-chars';
 import { configureRunnerMetrics, type RunnerMetricsOptions } from '../metrics/scrape/metrics-state';
 import { DEFAULT_PERFDATA_LABEL_MAX_BYTES, DEFAULT_PERFDATA_LIMIT } from '../metrics/model/perfdata-limit';
-import { fixMmapThreshold } from '../malloc-threshold';
-import { AppliedChecks } from './checks-reload';
-import { sameDefinition } from './same-definition';
-import { LineBatch } from './line-batch';
-import { loadRunChecks, onReload, type RunChecks } from './run-reload';
+import { fixMmapThreshold } from '../daemon/malloc-threshold';
+import { AppliedChecks } from '../config/checks-reload';
+import { sameDefinition } from '../config/same-definition';
+import { LineBatch } from '../daemon/line-batch';
+import { loadRunChecks, onReload, type RunChecks } from '../config/run-reload';
 import { serveMetrics, type MetricsServer } from '../metrics/serve/metrics-server';
 import { createRunnerSource } from '../metrics/prom/runner-source';
 import { usageOf } from './help';
-import { metricsListenError } from './metrics-listen-error';
-import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from './stop-signals';
-import { loopDelayInterval, startLoopDelayReport } from '../loop-delay-report';
-import { takeStartSignals } from './start-signals';
+import { metricsListenError } from '../daemon/metrics-listen-error';
+import { onStopSignals, signalExitStatus, type StopSignal, type StopSignals } from '../daemon/stop-signals';
+import { loopDelayInterval, startLoopDelayReport } from '../daemon/loop-delay-report';
+import { takeStartSignals } from '../daemon/start-signals';
 import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
 import { quoteText } from '../util/quote-text';
 import { countOf } from '../util/count-text';
-import { programWarnings } from './program-warning';
+import { programWarnings } from '../config/program-warning';
 import { formatDuration } from '../bench/progress';
 
 const DEADLINE = 5000;
@@ -106,7 +106,7 @@ interface RunFlags {
 
 async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void, err: (s: string) => void): Promise<number> {
   const { format, port, host, concurrency, allowRoot, checkOnly } = flags;
-  // A daemon's process: freed blocks of 1 MiB and more go back to the system (src/malloc-threshold.ts).
+  // A daemon's process: freed blocks of 1 MiB and more go back to the system (src/daemon/malloc-threshold.ts).
   if (!checkOnly) fixMmapThreshold();
   // Bad files are TypeErrors: the CLI prints them and exits 2.
   // Let go of once applied (set to null below): this frame lives as long as the process, and its

@@ -9,7 +9,7 @@
 // RSS 77-138 MiB (median 120) with it, 130-194 (median 150) without.
 // Process-wide, so it is set by commands that own their process (never by
 // the library on load), and not where the environment tunes it already.
-import { binding } from './binding/binding';
+import { binding } from '../binding/binding';
 
 /** What `noshell run` and `noshell gearman-worker` fix it at: run's scrape chunks are 1 MiB (pooled), its columns MiB each at 100,000 checks. */
 export const RUN_MMAP_THRESHOLD = 1024 * 1024;
