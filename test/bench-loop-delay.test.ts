@@ -1,11 +1,11 @@
-// The loop delay of `noshell bench` (src/bench/loop-delay.ts, measure.ts).
+// The loop delay of `noshell bench` (src/bench/spawn/loop-delay.ts, measure.ts).
 // perf_hooks.monitorEventLoopDelay, used before, showed 0.6 ms of "loop
 // delay p99" beside 46 ms blocked per call: a stall before its first tick
 // was never counted. A stall anywhere in the window must show in full.
 import { describe, expect, it } from 'vitest';
-import type { Driver } from '../src/bench/drivers';
-import { LoopDelay } from '../src/bench/loop-delay';
-import { measure } from '../src/bench/measure';
+import type { Driver } from '../src/bench/spawn/drivers';
+import { LoopDelay } from '../src/bench/spawn/loop-delay';
+import { measure } from '../src/bench/spawn/measure';
 
 function busy(ms: number): void {
   const t = performance.now();

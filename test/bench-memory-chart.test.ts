@@ -1,7 +1,7 @@
-// memory.svg (src/bench/memory-chart.ts): which panels and series it draws.
+// memory.svg (src/bench/spawn/memory-chart.ts): which panels and series it draws.
 import { describe, expect, it } from 'vitest';
-import type { Measurement } from '../src/bench/measure';
-import { DRIVER_ORDER, memoryChart } from '../src/bench/memory-chart';
+import type { Measurement } from '../src/bench/spawn/measure';
+import { DRIVER_ORDER, memoryChart } from '../src/bench/spawn/memory-chart';
 import { elements } from './svg-elements';
 
 function m(driver: string, concurrency: number, heapMiB: number, spawnsPerSec: number): Measurement {
@@ -27,7 +27,7 @@ describe('memory.svg', () => {
   });
 
   it('has a style for every driver of the bench', async () => {
-    const { drivers } = await import('../src/bench/drivers');
+    const { drivers } = await import('../src/bench/spawn/drivers');
     expect(new Set(DRIVER_ORDER)).toEqual(new Set(['C reference', 'C reference[vfork]', ...Object.keys(drivers)]));
   });
 });

@@ -1,11 +1,11 @@
-// What `noshell bench` measures (src/bench/plan.ts) and how a table reads
-// (src/bench/report.ts). The spawn methods were once a step of their own with
+// What `noshell bench` measures (src/bench/spawn/plan.ts) and how a table reads
+// (src/bench/spawn/report.ts). The spawn methods were once a step of their own with
 // the same (workload, concurrency, heap) as the main table: printed as one
 // table with two "C reference" rows and ratios taken across two runs.
 import { describe, expect, it } from 'vitest';
-import type { Measurement } from '../src/bench/measure';
-import { plan, REFERENCE, REFERENCE_VFORK, tableKey } from '../src/bench/plan';
-import { fmtMs, formatTable } from '../src/bench/report';
+import type { Measurement } from '../src/bench/spawn/measure';
+import { plan, REFERENCE, REFERENCE_VFORK, tableKey } from '../src/bench/spawn/plan';
+import { fmtMs, formatTable } from '../src/bench/spawn/report';
 
 const ALL = new Set(['true', 'echo', 'plugin', 'check_dummy', 'check_load', 'sh_plugin']);
 const concurrent = (d: string) => d !== 'cp.spawnSync';

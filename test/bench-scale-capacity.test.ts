@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { measureCapacity, MIN_CAPACITY } from '../src/bench/scale-capacity';
+import { measureCapacity, MIN_CAPACITY } from '../src/bench/scale/scale-capacity';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 const CHECK_DUMMY = '/usr/lib/nagios/plugins/check_dummy';

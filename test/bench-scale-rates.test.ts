@@ -1,8 +1,8 @@
 // The rates of `noshell bench --scale` (issue 19): half the measured capacity,
 // capped at what a fast machine's bench always offered; given ones as given.
 import { describe, expect, it } from 'vitest';
-import { parseScaleArgs } from '../src/bench/scale-args';
-import { benchRates, describeRate } from '../src/bench/scale-rates';
+import { parseScaleArgs } from '../src/bench/scale/scale-args';
+import { benchRates, describeRate } from '../src/bench/scale/scale-rates';
 
 describe('benchRates', () => {
   it('offers half the measured capacity, rounded down', () => {

@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { editChecks, initialChecks } from '../src/bench/scale-checks';
-import { reloadCounts } from '../src/bench/scale-figures';
+import { editChecks, initialChecks } from '../src/bench/scale/scale-checks';
+import { reloadCounts } from '../src/bench/scale/scale-figures';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 const CHECK_DUMMY = '/usr/lib/nagios/plugins/check_dummy';

@@ -39,7 +39,7 @@ function plant(dir: string, owner?: number): void {
 
 async function tools() {
   vi.resetModules();
-  return import('../src/bench/tools');
+  return import('../src/bench/spawn/tools');
 }
 
 function inside(file: string, dir: string): boolean {
@@ -113,7 +113,7 @@ describe('bench tools never run or write through a directory someone else contro
 
   async function privateDirFresh() {
     vi.resetModules();
-    return (await import('../src/bench/private-dir')).privateDir;
+    return (await import('../src/bench/spawn/private-dir')).privateDir;
   }
 
   /** privateDir(env) with its warnings; the fallback directory removed after the test. */
@@ -219,7 +219,7 @@ describe('bench tools never run or write through a directory someone else contro
     chmodSync(xdg, 0o700);
     mkdirSync(path.join(xdg, 'noshell'), { mode: 0o777 });
     chmodSync(path.join(xdg, 'noshell'), 0o777);
-    const script = `const { compile } = require(${JSON.stringify(path.join(ROOT, 'dist', 'bench', 'tools.js'))});
+    const script = `const { compile } = require(${JSON.stringify(path.join(ROOT, 'dist', 'bench', 'spawn', 'tools.js'))});
       process.stdout.write(compile('plugin', { XDG_CACHE_HOME: ${JSON.stringify(xdg)} }));`;
     const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     expect(path.basename(path.dirname(out))).toMatch(/^noshell-bench-/);

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseGearmanBenchArgs } from '../src/bench/gearman-args';
+import { parseGearmanBenchArgs } from '../src/bench/gearman/gearman-args';
 import { GEARMAND, peers } from './fixtures/gearman/harness';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');

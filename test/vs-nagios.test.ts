@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { vsNagiosUnavailable } from '../src/bench/vs-nagios';
+import { vsNagiosUnavailable } from '../src/bench/nagios/vs-nagios';
 
 const CLI = path.resolve(__dirname, '..', 'dist', 'cli.js');
 const why = vsNagiosUnavailable() ?? (spawnSync('/usr/lib/nagios/plugins/check_dummy', ['0']).status === 0 ? null : 'check_dummy missing');

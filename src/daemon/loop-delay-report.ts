@@ -11,7 +11,7 @@
 // B less at most 1 ms, in the window in which it ends (the tick after it).
 // Not perf_hooks.monitorEventLoopDelay: its reset() also restarts its clock,
 // so a block that began before its first tick in a window was not counted at
-// all (a 1 s reload at 10,000 checks showed as 3 ms), as src/bench/loop-delay.ts found.
+// all (a 1 s reload at 10,000 checks showed as 3 ms), as src/bench/spawn/loop-delay.ts found.
 //
 // A tick can be late because the loop was busy, or because its thread was
 // runnable while the CPUs ran others (the checks it started, on a small

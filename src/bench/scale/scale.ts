@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { formatDuration, Progress, type ProgressOptions } from './progress';
+import { formatDuration, Progress, type ProgressOptions } from '../progress';
 import type { ScaleOptions } from './scale-args';
 import { measureCapacity, type Capacity } from './scale-capacity';
 import { CHECK_DUMMY } from './scale-checks';

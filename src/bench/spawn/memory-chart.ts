@@ -1,7 +1,7 @@
 // memory.svg: spawns/s against the memory the parent holds, one panel per
 // concurrency measured at more than one heap, one line per driver measured
 // at more than one heap (a single point says nothing about memory).
-import { lineChart, type Panel } from './chart';
+import { lineChart, type Panel } from '../chart';
 import type { Measurement } from './measure';
 import { REFERENCE, REFERENCE_VFORK } from './plan';
 

@@ -1,6 +1,6 @@
 // The tables of `noshell bench --scale`: one row per size for start, memory,
 // scrapes and latency; one row per size and reload for the reloads.
-import { fmtMs } from './report';
+import { fmtMs } from '../spawn/report';
 import type { Latency } from './scale-figures';
 import type { FullRow } from './scale-full';
 import type { ScaleRow } from './scale-measure';

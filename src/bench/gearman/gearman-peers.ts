@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 // dist/bench/ (or src/bench/ under vitest) → the root of the checkout.
-const IN_CHECKOUT = path.resolve(__dirname, '..', '..', 'test', 'peers', 'build-mod-gearman.sh');
+const IN_CHECKOUT = path.resolve(__dirname, '..', '..', '..', 'test', 'peers', 'build-mod-gearman.sh');
 
 export function findCWorker(env: NodeJS.ProcessEnv = process.env): { path: string | null; why: string } {
   if (env.MG_WORKER) {

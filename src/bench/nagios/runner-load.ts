@@ -3,8 +3,8 @@
 // measured from /proc exactly like the Nagios side's. Argument: a JSON
 // RunnerLoadArgs. Prints one JSON RunnerLoadResult line.
 import { readFileSync } from 'node:fs';
-import { CheckRunner } from '../check/runner/runner';
-import type { CheckRunResult } from '../check/model/definition';
+import { CheckRunner } from '../../check/runner/runner';
+import type { CheckRunResult } from '../../check/model/definition';
 
 export interface RunnerLoadArgs {
   services: number;

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { NAGIOS, nagiosCpu, nagiosResults, startNagios, writeNagiosConfig } from './nagios-instance';
-import { Progress, type ProgressOptions } from './progress';
+import { Progress, type ProgressOptions } from '../progress';
 import type { RunnerLoadArgs, RunnerLoadResult } from './runner-load';
 
 export interface VsNagiosOptions {

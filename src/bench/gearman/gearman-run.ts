@@ -8,7 +8,7 @@ import { formatGearmanTable, medianRound, type GearmanRow } from './gearman-repo
 import { runGearmanRound, type GearmanRound } from './gearman-round';
 import { findGearmand } from './gearman-server';
 import type { WorkerKind } from './gearman-worker-process';
-import { Progress, type ProgressOptions } from './progress';
+import { Progress, type ProgressOptions } from '../progress';
 
 /** `log`: results (stdout): the set-up line and the table; progress goes to `progress` (default stderr). */
 export async function runGearmanBench(

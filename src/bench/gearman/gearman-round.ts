@@ -2,9 +2,9 @@
 // submitted in the background on `service` (encrypted, as the broker module
 // does), timed from the first submit until the last result is read back from
 // check_results.
-import { GearmanClient } from '../gearman/client';
-import { createPayloadCodec } from '../gearman/payload/crypto';
-import { formatJob } from '../gearman/payload/job-payload';
+import { GearmanClient } from '../../gearman/client';
+import { createPayloadCodec } from '../../gearman/payload/crypto';
+import { formatJob } from '../../gearman/payload/job-payload';
 import type { GearmanBenchOptions } from './gearman-args';
 import { ResultCounter } from './gearman-results';
 import { BenchGearmand, waitFor } from './gearman-server';

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { LOOP_DELAY_ENV, parseLoopDelayLine, type LoopDelayWindow } from '../daemon/loop-delay-report';
+import { LOOP_DELAY_ENV, parseLoopDelayLine, type LoopDelayWindow } from '../../daemon/loop-delay-report';
 
 /** A loop-delay window, its end as epoch ms. */
 export interface TimedWindow extends LoopDelayWindow {

@@ -1,10 +1,10 @@
 // Reads check_results as the broker module's result thread does (grab,
 // decrypt, WORK_COMPLETE, grab again) and counts each job's result once.
 // A few connections, so the reader is never what the workers wait for.
-import { GearmanConnection } from '../gearman/protocol/connection';
-import type { PayloadCodec } from '../gearman/payload/crypto';
-import { parseKeyValues } from '../gearman/payload/job-payload';
-import { PacketType } from '../gearman/protocol/packet';
+import { GearmanConnection } from '../../gearman/protocol/connection';
+import type { PayloadCodec } from '../../gearman/payload/crypto';
+import { parseKeyValues } from '../../gearman/payload/job-payload';
+import { PacketType } from '../../gearman/protocol/packet';
 
 const READERS = 4;
 

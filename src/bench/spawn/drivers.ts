@@ -2,10 +2,10 @@
 // exit), with the synchronous part timed: that is how long the event loop is
 // blocked per spawn.
 import cp from 'node:child_process';
-import { runCheck } from '../check/run-check';
-import { _setLoopOnly, exec, execFile } from '../process/exec';
-import type { SpawnMethod } from '../process/options';
-import { spawn } from '../process/spawn';
+import { runCheck } from '../../check/run-check';
+import { _setLoopOnly, exec, execFile } from '../../process/exec';
+import type { SpawnMethod } from '../../process/options';
+import { spawn } from '../../process/spawn';
 
 export type Op = (argv: string[]) => Promise<void>;
 

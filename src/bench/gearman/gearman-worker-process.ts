@@ -22,7 +22,7 @@ export interface WorkerSpec {
 }
 
 // dist/bench/ → dist/cli.js
-const CLI = path.resolve(__dirname, '..', 'cli.js');
+const CLI = path.resolve(__dirname, '..', '..', 'cli.js');
 
 export class WorkerProcess {
   private readonly dir = mkdtempSync(path.join(tmpdir(), 'noshell-bench-worker-'));

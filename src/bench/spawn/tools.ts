@@ -6,7 +6,7 @@ import { chmodSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync }
 import path from 'node:path';
 import { privateDir, untrusted } from './private-dir';
 
-const root = path.resolve(__dirname, '..', '..');
+const root = path.resolve(__dirname, '..', '..', '..');
 
 /** A file of ours, usable as is: a regular file we own that no one else may write. */
 function usable(file: string): boolean {

@@ -8,7 +8,7 @@
 import { lstatSync, mkdirSync, mkdtempSync, realpathSync, rmSync, type Stats } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { untrustedPath } from '../util/fs-trust';
+import { untrustedPath } from '../../util/fs-trust';
 
 /** Why `stats` (of a directory or a file in it) may not be trusted, or null. */
 export function untrusted(stats: Stats, kind: 'directory' | 'file'): string | null {
