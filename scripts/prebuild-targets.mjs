@@ -23,12 +23,14 @@ export const prebuildPath = (arch) => path.join(ROOT, 'prebuilds', `linux-${arch
 /** The addon's sources as the package ships them (native/, without build output). */
 export function nativeSources() {
   const dir = path.join(ROOT, 'native');
-  return readdirSync(dir).filter((f) => /\.(c|cc|h|gyp)$/.test(f)).sort().map((f) => path.join(dir, f));
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.(c|cc|h|gyp)$/.test(f) && f.split(path.sep)[0] !== 'build').sort().map((f) => path.join(dir, f));
 }
 
 export function nativeSourcesHash() {
   const hash = createHash('sha256');
-  for (const file of nativeSources()) hash.update(`${path.basename(file)}\0`).update(readFileSync(file)).update('\0');
+  const dir = path.join(ROOT, 'native');
+  for (const file of nativeSources()) hash.update(`${path.relative(dir, file)}\0`).update(readFileSync(file)).update('\0');
   return hash.digest('hex');
 }
 

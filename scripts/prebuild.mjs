@@ -9,7 +9,7 @@
 // Each build runs in a scratch copy of native/, so the checkout's own build
 // (native/build, what the tests load) is left as it is.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MANIFEST, ROOT, TARGETS, elfMachine, nativeSources, nativeSourcesHash, prebuildPath } from './prebuild-targets.mjs';
@@ -53,7 +53,11 @@ function build(target) {
   const { env, strip } = toolchain(target);
   const scratch = mkdtempSync(path.join(os.tmpdir(), `noshell-prebuild-${target.arch}-`));
   try {
-    for (const file of nativeSources()) cpSync(file, path.join(scratch, path.basename(file)));
+    for (const file of nativeSources()) {
+      const to = path.join(scratch, path.relative(path.join(ROOT, 'native'), file));
+      mkdirSync(path.dirname(to), { recursive: true });
+      cpSync(file, to);
+    }
     const args = [path.join(ROOT, 'node_modules', 'prebuildify', 'bin.js'), '--napi', '--strip', '--tag-libc',
       '--name', 'noshell', '--arch', target.arch, '--platform', 'linux', '--strip-bin', strip,
       '--node-gyp', nodeGyp(), '--out', ROOT, '--cwd', scratch];

@@ -229,7 +229,7 @@ describe('executor', () => {
 
   it('an exec that inherits the environment gets it as it was at the call, after every kind of change', async () => {
     // The addon reuses its copy of environ while environ is unchanged
-    // (native/env-snapshot.c): each change below must be seen by the next
+    // (native/executor/env-snapshot.c): each change below must be seen by the next
     // exec and by no exec started before it.
     const dir = mkdtempSync(path.join(os.tmpdir(), 'noshell-env-'));
     const tool = path.join(dir, 'noshell-env-probe');

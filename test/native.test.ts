@@ -19,8 +19,8 @@ describe('native core (C, no Node)', () => {
     execFileSync('cc', [
       '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-fsanitize=address,undefined', '-fno-sanitize-recover=all',
       '-fno-omit-frame-pointer', '-o', bin,
-      path.join(root, 'test', 'native', 'core-test.c'), path.join(root, 'native', 'spawn.c'), path.join(root, 'native', 'stdio.c'),
-      path.join(root, 'native', 'resolve.c'), path.join(root, 'native', 'child.c'), path.join(root, 'native', 'child-signals.c'),
+      path.join(root, 'test', 'native', 'core-test.c'), path.join(root, 'native', 'core', 'spawn.c'), path.join(root, 'native', 'core', 'stdio.c'),
+      path.join(root, 'native', 'core', 'resolve.c'), path.join(root, 'native', 'core', 'child.c'), path.join(root, 'native', 'core', 'child-signals.c'),
     ]);
     const out = execFileSync(bin, { encoding: 'utf8', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' } });
     expect(out).toMatch(/^(\d+) passed, 0 failed\n$/);
@@ -28,21 +28,21 @@ describe('native core (C, no Node)', () => {
   });
 
   // What the clone/fork child reads of /proc/self/status to learn which
-  // signals to reset (native/child-signals.c): any split of the text, bad
+  // signals to reset (native/core/child-signals.c): any split of the text, bad
   // text, a 16 MiB line, and this process's own status against sigaction().
   it('reads SigIgn and SigCgt in pieces of any size, under AddressSanitizer and UBSan', () => {
     const bin = path.join(dir, 'sigscan-test');
     execFileSync('cc', [
       '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-fsanitize=address,undefined', '-fno-sanitize-recover=all',
       '-fno-omit-frame-pointer', '-o', bin, path.join(root, 'test', 'native', 'sigscan-test.c'),
-      ...['child-signals.c', 'spawn.c', 'stdio.c', 'resolve.c', 'child.c'].map((f) => path.join(root, 'native', f)),
+      ...['child-signals.c', 'spawn.c', 'stdio.c', 'resolve.c', 'child.c'].map((f) => path.join(root, 'native', 'core', f)),
     ]);
     const out = execFileSync(bin, { encoding: 'utf8', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' } });
     expect(out).toMatch(/^(\d+) passed, 0 failed\n$/);
     expect(Number(out.split(' ')[0])).toBeGreaterThanOrEqual(18);
   });
 
-  // A scrape's line writer (native/scrape-lines.c): each family's lines,
+  // A scrape's line writer (native/metrics/scrape-lines.c): each family's lines,
   // numbers, room, pieces over a segment's end, bad columns refused, and
   // 20,000 random column sets never read or written out of bounds.
   it('writes a scrape\'s per-check lines and refuses columns that do not hold together, under AddressSanitizer and UBSan', () => {
@@ -50,7 +50,7 @@ describe('native core (C, no Node)', () => {
     execFileSync('cc', [
       '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-fsanitize=address,undefined', '-fno-sanitize-recover=all',
       '-fno-omit-frame-pointer', '-o', bin, path.join(root, 'test', 'native', 'scrape-lines-test.c'),
-      path.join(root, 'native', 'scrape-lines.c'), path.join(root, 'native', 'scrape-number.c'), '-lm',
+      path.join(root, 'native', 'metrics', 'scrape-lines.c'), path.join(root, 'native', 'metrics', 'scrape-number.c'), '-lm',
     ]);
     const out = execFileSync(bin, { encoding: 'utf8', env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' } });
     expect(out).toMatch(/^(\d+) passed, 0 failed\n$/);
@@ -69,7 +69,7 @@ describe('native core (C, no Node)', () => {
     const bin = path.join(dir, 'core-test-plain');
     execFileSync('cc', [
       '-O1', '-g', '-Wall', '-Wextra', '-Werror', '-o', bin, path.join(root, 'test', 'native', 'core-test.c'),
-      ...['spawn.c', 'stdio.c', 'resolve.c', 'child.c', 'child-signals.c'].map((f) => path.join(root, 'native', f)),
+      ...['spawn.c', 'stdio.c', 'resolve.c', 'child.c', 'child-signals.c'].map((f) => path.join(root, 'native', 'core', f)),
     ]);
     // Under the test's own directory, removed after the file (a mktemp -d in /tmp was left behind by every run).
     const script = 'set -e; d=$(mktemp -d -p "$2"); mkdir -p "$d/real" "$d/fake/self"; ' +
@@ -92,7 +92,10 @@ describe('native core (C, no Node)', () => {
   // memory error or leak (ASan), every result its own job's, no fd or
   // child left. Linked against the system libuv (libuv1-dev) for
   // uv_thread/uv_mutex, which is all the executor takes from libuv.
-  const executorSources = ['executor.c', 'executor-job.c', 'env-lock.c', 'env-snapshot.c', 'spawn.c', 'stdio.c', 'resolve.c', 'child.c', 'child-signals.c'].map((f) => path.join(root, 'native', f));
+  const executorSources = [
+    ...['executor.c', 'executor-job.c', 'env-lock.c', 'env-snapshot.c'].map((f) => path.join(root, 'native', 'executor', f)),
+    ...['spawn.c', 'stdio.c', 'resolve.c', 'child.c', 'child-signals.c'].map((f) => path.join(root, 'native', 'core', f)),
+  ];
   it.each([
     ['ThreadSanitizer', 'thread', {}],
     ['AddressSanitizer and UBSan', 'address,undefined', { ASAN_OPTIONS: 'detect_leaks=1' }],
@@ -121,8 +124,8 @@ describe('native core (C, no Node)', () => {
     const bin = path.join(dir, `env-snapshot-test-${sanitize.replace(/\W/g, '-')}`);
     execFileSync('cc', [
       '-O1', '-g', '-Wall', '-Wextra', '-Werror', `-fsanitize=${sanitize}`, '-fno-omit-frame-pointer', '-o', bin,
-      path.join(root, 'test', 'native', 'env-snapshot-test.c'), path.join(root, 'native', 'env-snapshot.c'),
-      path.join(root, 'native', 'env-lock.c'), '-luv', '-lpthread',
+      path.join(root, 'test', 'native', 'env-snapshot-test.c'), path.join(root, 'native', 'executor', 'env-snapshot.c'),
+      path.join(root, 'native', 'executor', 'env-lock.c'), '-luv', '-lpthread',
     ]);
     const r = spawnSync(bin, { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });
     expect(r.stderr).not.toMatch(/ThreadSanitizer|AddressSanitizer|runtime error|LeakSanitizer/);

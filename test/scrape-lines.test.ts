@@ -1,5 +1,5 @@
 // A scrape's per-check lines as the addon writes them from the scrape's
-// columns (native/scrape-lines.c, src/metrics/scrape/check-view.ts): every number as
+// columns (native/metrics/scrape-lines.c, src/metrics/scrape/check-view.ts): every number as
 // num() gives it, lines never split between chunks, a check longer than a
 // chunk, and columns that do not hold together refused with a TypeError,
 // never a crash of the host.

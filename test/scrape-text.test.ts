@@ -9,7 +9,7 @@ import { ScrapeText } from '../src/metrics/scrape/scrape-text';
 
 const SEG = 256 * 1024;
 
-/** Piece k's bytes, read from the segments where ends say it is (as native/scrape-lines.c does). */
+/** Piece k's bytes, read from the segments where ends say it is (as native/metrics/scrape-lines.c does). */
 function pieceOf(t: ScrapeText, k: number): Buffer {
   const end = (i: number) => t.endChunks[i >>> 16][i & 0xffff];
   const last = end(k);

@@ -4,13 +4,13 @@ import { existsSync } from 'node:fs';
 import nodeGypBuild from 'node-gyp-build';
 import { bindingLoadError, localBuildPath } from './load-error';
 
-/** Mirrors noshell_method_t in native/spawn.h. */
+/** Mirrors noshell_method_t in native/core/spawn.h. */
 export enum NativeMethod { Auto = 0, PosixSpawn = 1, Vfork = 2, Fork = 3 }
 
-/** Mirrors noshell_stdio_kind_t in native/spawn.h. */
+/** Mirrors noshell_stdio_kind_t in native/core/spawn.h. */
 export enum NativeStdio { Pipe = 0, Ignore = 1, Inherit = 2, Fd = 3, Stdout = 4 }
 
-/** Mirrors the NOSHELL_* flags in native/spawn.h. */
+/** Mirrors the NOSHELL_* flags in native/core/spawn.h. */
 export enum NativeFlag { NewProcessGroup = 1, SetUid = 2, SetGid = 4, SetGroups = 8 }
 
 /** Called once when the child is reaped and its captured streams ended.
@@ -39,7 +39,7 @@ export const EXEC_RESULT_FIELDS = 11;
 
 export type ExecResultsCallback = (numbers: Float64Array, outputs: unknown[], room: boolean) => void;
 
-/** Bits of ExecField.Flags (NOSHELL_JOB_* in native/executor.h). */
+/** Bits of ExecField.Flags (NOSHELL_JOB_* in native/executor/executor.h). */
 export enum ExecFlag {
   OverflowStdout = 1, OverflowStderr = 2, TimedOut = 4, Cancelled = 8, Aborted = 16, StatusKnown = 32,
 }
@@ -115,7 +115,7 @@ export interface NativeBinding {
    * Writes per-check family `family`'s sample lines (`name` + labels + value)
    * of checks state[0] … state[1] - 1 into `out` at state[2], from a
    * scrape's columns (row, bits, at, item0, slot0, ibits, ipiece, slots) and
-   * pieces (native/scrape-lines.h; state[3…6]: checks,
+   * pieces (native/metrics/scrape-lines.h; state[3…6]: checks,
    * items, slots and pieces in them), and moves state[0] and state[2] on.
    * Gives 0 when done, else the bytes the next check needs (make room, call
    * again); a TypeError when the columns do not hold together.
@@ -137,7 +137,7 @@ export interface NativeBinding {
   readonly steps: readonly string[];
   /**
    * Whether the addon reads environ under Node's own environment lock
-   * (native/inherited-env.cc). When false, envp null must not be passed:
+   * (native/napi/inherited-env.cc). When false, envp null must not be passed:
    * nothing could keep another thread from changing environ meanwhile.
    */
   readonly envLocked: boolean;

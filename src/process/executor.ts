@@ -1,4 +1,4 @@
-// The JS side of the off-thread executor (native/executor.h): a buffered
+// The JS side of the off-thread executor (native/executor/executor.h): a buffered
 // exec is validated here, queued to the addon's thread, and settled by one
 // callback when it has finished. The event loop never waits for a spawn.
 import { binding, EXEC_RESULT_FIELDS, ExecField, ExecFlag, NativeCapture } from '../binding/binding';

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../native/spawn.h"
+#include "../../native/core/spawn.h"
 
 #include "check.h"
 

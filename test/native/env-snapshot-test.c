@@ -1,4 +1,4 @@
-/* The environment snapshot (native/env-snapshot.c, env-lock.c) on its own, for
+/* The environment snapshot (native/executor/env-snapshot.c, env-lock.c) on its own, for
  * ThreadSanitizer and AddressSanitizer: one thread sets and unsets many
  * distinct variables (glibc reallocates environ's array and shifts its
  * entries) while four threads take snapshots through one shared cache, as
@@ -15,8 +15,8 @@
 #include <string.h>
 #include <uv.h>
 
-#include "../../native/env-lock.h"
-#include "../../native/env-snapshot.h"
+#include "../../native/executor/env-lock.h"
+#include "../../native/executor/env-snapshot.h"
 
 #define VARS 200
 #define READERS 4

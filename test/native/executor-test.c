@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../native/executor.h"
+#include "../../native/executor/executor.h"
 
 #define PER_THREAD 150
 #define THREADS 2

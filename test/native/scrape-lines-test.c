@@ -1,4 +1,4 @@
-/* The scrape's line writer (native/scrape-lines.c) on its own: each
+/* The scrape's line writer (native/metrics/scrape-lines.c) on its own: each
  * family's lines of a known check byte for byte, numbers (integers, NaN,
  * ±Inf, decimals, texts), a check that does not fit taken back and counted,
  * pieces that run over a segment's end, columns that do not hold together
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../native/scrape-lines.h"
+#include "../../native/metrics/scrape-lines.h"
 
 #include "check.h"
 

@@ -1,4 +1,4 @@
-/* The child's reading of /proc/self/status (native/child-signals.c): the
+/* The child's reading of /proc/self/status (native/core/child-signals.c): the
  * SigIgn and SigCgt fields found in text fed in pieces of every size, bad
  * text refused, and this process's own status giving exactly the signals
  * sigaction() says are handled or ignored. Prints "N passed, M failed". */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../native/spawn-internal.h"
+#include "../../native/core/spawn-internal.h"
 
 #include "check.h"
 

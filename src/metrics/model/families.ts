@@ -1,6 +1,6 @@
 // Every metric family of a runner, in exposition order, and which of them
 // are per check: a scrape writes those a family at a time over all checks
-// (check-view.ts, check-lines.ts, native/scrape-lines.h).
+// (check-view.ts, check-lines.ts, native/metrics/scrape-lines.h).
 import { checkFamilies } from './check-families';
 import type { MetricFamily } from './metrics-snapshot';
 import { perfdataFamilies } from './perfdata-families';

@@ -33,7 +33,7 @@ function itemFamily(name: string, help: string, read: (p: PerfSeries) => number 
 // A range's finite ends: `10` gives low 0 and high 10, `10:` only low,
 // `~:10` only high; alert="inside" marks an '@' range.
 function thresholdFamily(name: string, help: string, read: (p: PerfSeries) => ThresholdRange | undefined): MetricFamily {
-  // Made per render: /metrics scrapes write their lines without these (check-view.ts, native/scrape-lines.c).
+  // Made per render: /metrics scrapes write their lines without these (check-view.ts, native/metrics/scrape-lines.c).
   const labelsOf = (check: string, p: PerfSeries, r: ThresholdRange, bound: 'low' | 'high'): Sample['labels'] => (
     { check, label: p.label, uom: p.uom, alert: r.alertInside ? 'inside' : 'outside', bound }
   );

@@ -1,5 +1,5 @@
 // Which per-check family is which in the addon's line writer
-// (native/scrape-lines.h, enum ns_family): a scrape writes each per-check
+// (native/metrics/scrape-lines.h, enum ns_family): a scrape writes each per-check
 // family's lines there, from the columns check-view.ts reads each check's
 // status into. The text must come out byte for byte as renderFamilies gives
 // it (test/metrics-render.test.ts renders both over random histories).

@@ -1,5 +1,5 @@
 // One scrape's view of its checks, as columns of numbers the addon writes
-// the per-check families from (native/scrape-lines.h, issue 19): each
+// the per-check families from (native/metrics/scrape-lines.h, issue 19): each
 // check's status is read once, when the scrape begins, into a row of
 // doubles and its perfdata items into slots, and the text the lines repeat
 // (`{check="<id>"`, each distinct `,label="…",uom="…"`) and the text of each
@@ -9,7 +9,7 @@
 // lines themselves are never kept: kept per check they were ~150 MB at
 // 100,000 checks with five perfdata items each, and RSS 700 MiB against
 // issue 19's 400. The column
-// layout is native/scrape-lines.h's; the text must come out byte for byte
+// layout is native/metrics/scrape-lines.h's; the text must come out byte for byte
 // as renderFamilies gives it (test/metrics-render.test.ts renders both over
 // random histories).
 import type { CheckFigures } from '../../check/model/check-status';
@@ -30,7 +30,7 @@ const LABEL = Buffer.from(',label="', 'latin1');
 const UOM = Buffer.from('",uom="', 'latin1');
 const QUOTE = Buffer.from('"', 'latin1');
 
-// native/scrape-lines.h
+// native/metrics/scrape-lines.h
 const R = { interval: 0, running: 1, state: 2, stateType: 3, attempt: 4, maxAttempts: 5, lastRun: 6, lastChange: 7, execution: 8, latency: 9, labelSets: 10, dropLimit: 11, dropDuplicate: 12, dropTooLong: 13 } as const;
 const HAS_LAST = 1 << 16;
 const HAS_PERF = 1 << 17;
@@ -44,7 +44,7 @@ const I_WARN_INSIDE = 1 << 12;
 const I_CRIT_INSIDE = 1 << 13;
 const I_DECIMAL = 16;
 
-/** Where the addon's call keeps its place (state's slots, native/scrape-lines-addon.cc). */
+/** Where the addon's call keeps its place (state's slots, native/napi/scrape-lines-addon.cc). */
 export const ViewState = { Next: 0, Stop: 1, Pos: 2, Checks: 3, Items: 4, Slots: 5, Pieces: 6 } as const;
 
 /** Distinct (label, unit) pieces a scrape shares between checks, at most: past it, each item writes its own. */

@@ -1,4 +1,4 @@
-// A number as the addon writes it without its text (native/scrape-lines.h):
+// A number as the addon writes it without its text (native/metrics/scrape-lines.h):
 // most figures a scrape writes that are not whole are short decimals (0.25,
 // a duration, a unit scaled by 1000), and String(v) made a string of each
 // for every scrape. Whether v is one is found with a few multiplications.
@@ -9,7 +9,7 @@ const POW10 = Array.from({ length: 16 }, (_, d) => 10 ** d);
 const DECIMAL_MAX = 2 ** 48;
 
 /**
- * v as native/scrape-lines.h's decimal, sign · (X · 16 + d), if it is one:
+ * v as native/metrics/scrape-lines.h's decimal, sign · (X · 16 + d), if it is one:
  * the double nearest X / 10^d for an integer |X| < 2^48 and d = 1 … 15, so
  * the shortest text that reads back as v (String(v)) is X's digits with a
  * point d from the end (at most 15 digits: no two such numbers are one

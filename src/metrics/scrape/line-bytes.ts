@@ -2,7 +2,7 @@
 // of 100,000 checks is ~150 MB: made as strings it was ~300 MB of ropes and
 // flat copies to collect per scrape, and flattening and encoding them took a
 // third of its time. The per-check families' lines are written by the addon
-// from the scrape's columns (native/scrape-lines.h), a check's lines all in
+// from the scrape's columns (native/metrics/scrape-lines.h), a check's lines all in
 // one buffer; headers and the aggregate families' text here. A full buffer
 // is handed out as a chunk of its own, and nothing is split between two
 // chunks: room for the most bytes a piece can take is made before it is
@@ -53,7 +53,7 @@ export class LineBytes {
   /**
    * Family `family`'s lines (`name`, the labels, the value) of checks
    * `next` … `stop` - 1 of `views`, written by the addon
-   * (native/scrape-lines.h). Stops early, at a check boundary, once a
+   * (native/metrics/scrape-lines.h). Stops early, at a check boundary, once a
    * chunk is full (take it) and after CALL_CHECKS checks; gives the
    * check it stopped at.
    */

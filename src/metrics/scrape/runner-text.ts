@@ -1,7 +1,7 @@
 // A runner's series in the Prometheus text exposition format (version 0.0.4),
 // rendered at each scrape from the checks' statuses, read into columns
 // (check-view.ts) and written one family at a time over all checks by the
-// addon (native/scrape-lines.h, check-lines.ts), and the runner's
+// addon (native/metrics/scrape-lines.h, check-lines.ts), and the runner's
 // aggregate families. formatMetrics is synchronous: CheckRunner.metrics()
 // has always returned a string. metricsChunks gives the same text in slices
 // that leave the event loop free between them: at 100,000 checks a scrape is

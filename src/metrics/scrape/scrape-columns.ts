@@ -1,4 +1,4 @@
-// The columns one scrape reads its checks into (native/scrape-lines.h's
+// The columns one scrape reads its checks into (native/metrics/scrape-lines.h's
 // layout), kept between scrapes by the runner's metrics state and reused:
 // at 100,000 checks they are ~25 MB, and allocated anew each scrape (grown
 // by copying) they left glibc holding freed chunks of that size (issue 19).
@@ -15,7 +15,7 @@ function grown<T extends Column>(a: T, need: number): T {
   return b;
 }
 
-/** The columns as the addon takes them, in native/scrape-lines.h's order. */
+/** The columns as the addon takes them, in native/metrics/scrape-lines.h's order. */
 export type ViewColumns = [Float64Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array, Float64Array];
 
 export class ScrapeColumns {

@@ -115,7 +115,7 @@ export class ScrapeText {
     return this.#len;
   }
 
-  /** The segments of SEG bytes (the addon reads the pieces there, native/scrape-lines.h). */
+  /** The segments of SEG bytes (the addon reads the pieces there, native/metrics/scrape-lines.h). */
   get segments(): readonly Buffer[] {
     return this.#segs;
   }

@@ -17,7 +17,7 @@
 #include "js-strings.h"
 #include "malloc-tune.h"
 #include "scrape-lines-addon.h"
-#include "spawn.h"
+#include "../core/spawn.h"
 #include "watch.h"
 
 namespace noshell {

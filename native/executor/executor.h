@@ -18,7 +18,7 @@
 #include <sys/types.h>
 
 #include "env-snapshot.h"
-#include "spawn.h"
+#include "../core/spawn.h"
 
 #ifdef __cplusplus
 extern "C" {

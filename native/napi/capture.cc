@@ -1,6 +1,6 @@
 #include "capture.h"
 
-#include "spawn.h"
+#include "../core/spawn.h"
 
 #include <stdlib.h>
 #include <unistd.h>

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#include "env-lock.h"
+#include "../executor/env-lock.h"
 #include "executor-env.h"
 #include "executor-request.h"
 #include "watch-internal.h"

@@ -4,8 +4,8 @@
 #ifndef NOSHELL_INHERITED_ENV_H_
 #define NOSHELL_INHERITED_ENV_H_
 
-#include "env-lock.h"
-#include "env-snapshot.h"
+#include "../executor/env-lock.h"
+#include "../executor/env-snapshot.h"
 
 namespace noshell {
 

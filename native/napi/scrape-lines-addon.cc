@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "scrape-lines.h"
+#include "../metrics/scrape-lines.h"
 
 namespace noshell {
 namespace {

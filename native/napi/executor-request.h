@@ -4,7 +4,7 @@
 
 #include <napi.h>
 
-#include "executor.h"
+#include "../executor/executor.h"
 
 namespace noshell {
 

@@ -12,7 +12,7 @@
 
 #include <new>
 
-#include "spawn.h"
+#include "../core/spawn.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "executor.h"
+#include "../executor/executor.h"
 
 namespace noshell {
 
