@@ -3,7 +3,7 @@
 // checkStatus()), without running anything.
 import type { CheckFigures, CheckStatus } from '../src/check/model/check-status';
 import type { CheckDefinition, CheckRunResult, RunnerStats } from '../src/check/model/definition';
-import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type FiguresList } from '../src/metrics/model/metrics-snapshot';
+import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type FiguresList } from '../src/check/model/figures-list';
 import type { PerfDatum } from '../src/check/plugin/perfdata';
 import { CheckRunner } from '../src/index';
 

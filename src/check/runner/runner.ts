@@ -9,7 +9,7 @@ import type { CheckFigures, CheckStatus } from '../model/check-status';
 import { Fifo } from './fifo';
 import { MinHeap } from './heap';
 import { formatMetrics, metricsChunks, type MetricsChunksOptions } from '../../metrics/scrape/runner-text';
-import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type FiguresList } from '../../metrics/model/metrics-snapshot';
+import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type FiguresList } from '../model/figures-list';
 import { NO_ERRORS } from '../plugin/plugin-output';
 import { runCheck, type CheckOptions, type CheckResult } from '../run-check';
 import {

@@ -2,33 +2,10 @@
 // with the perfdata series it may expose. Metric families are functions of
 // it, so the text renderer and a prom-client registry give the same samples.
 import type { CheckFigures, CheckStatus } from '../../check/model/check-status';
+import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type FiguresList } from '../../check/model/figures-list';
 import type { RunnerStats } from '../../check/model/definition';
 import { checkExposure, EXPOSE_ALL, type PerfdataExposure } from './metrics-options';
 import type { PerfdataLimit } from './perfdata-limit';
-
-/** CheckRunner's eachCheckStatus() with its records of the last results as they are (internal: not a public name). */
-export const eachCheckFigures: unique symbol = Symbol('noshell.eachCheckFigures');
-
-/**
- * CheckRunner's definition of a check as it has it now (undefined: none):
- * with [eachCheckFigures], what lets a scrape keep its columns
- * (scrape-cache.ts; internal: not a public name).
- */
-export const checkDefinitionOf: unique symbol = Symbol('noshell.checkDefinitionOf');
-
-/**
- * CheckRunner's checks as a list taken now, each read into one object that
- * the next read overwrites (internal: not a public name). A scrape of
- * 100,000 unchanged checks made ~33 MB of garbage: an object per check and
- * per iterator step, and a set of their ids.
- */
-export const checkFiguresList: unique symbol = Symbol('noshell.checkFiguresList');
-
-export interface FiguresList {
-  readonly length: number;
-  /** Check `i`'s figures, valid until the next read(): whoever keeps them keeps a copy (copyFigures). */
-  read(i: number): CheckFigures;
-}
 
 /** What metrics need from a CheckRunner. */
 export interface MetricsSource {

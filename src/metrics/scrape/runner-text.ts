@@ -11,7 +11,8 @@
 import { lineFamily, type LineFamily } from './check-lines';
 import { perCheckFamilies } from './check-view';
 import { allFamilies } from '../model/families';
-import { checkDefinitionOf, checkFiguresList, checkFiguresOf, eachCheckFigures, type MetricFamily, type MetricsSource, type Snapshot } from '../model/metrics-snapshot';
+import { checkDefinitionOf, checkFiguresList, eachCheckFigures } from '../../check/model/figures-list';
+import { checkFiguresOf, type MetricFamily, type MetricsSource, type Snapshot } from '../model/metrics-snapshot';
 import { metricsStateOf, type RunnerMetricsState } from './metrics-state';
 import type { ChunkPool } from './chunk-pool';
 import { CHUNK_BYTES, LineBytes } from './line-bytes';

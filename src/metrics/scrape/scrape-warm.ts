@@ -9,7 +9,8 @@
 // them read. It runs only while no scrape holds the kept columns, and a
 // streamed scrape that starts meanwhile waits for it (warmingOf) rather
 // than read every check on its own.
-import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type MetricsSource } from '../model/metrics-snapshot';
+import { checkDefinitionOf, checkFiguresList, eachCheckFigures } from '../../check/model/figures-list';
+import type { MetricsSource } from '../model/metrics-snapshot';
 import { metricsStateOf } from './metrics-state';
 import { ScrapeGather } from './scrape-gather';
 
