@@ -28,7 +28,8 @@ export type { RunnerMetrics, RunnerMetricsOptions } from './metrics/prom/runner-
 export { createRunnerRegistry } from './metrics/prom/runner-registry';
 export { createRunnerSource } from './metrics/prom/runner-source';
 export { configureRunnerMetrics } from './metrics/scrape/metrics-state';
-export type { CheckMetricsOption, PerfdataOption, PerfdataSeriesOption } from './metrics/model/metrics-options';
+export type { CheckMetricsOption } from './check/model/definition';
+export type { PerfdataOption, PerfdataSeriesOption } from './metrics/model/metrics-options';
 export type { MetricsChunksOptions } from './metrics/scrape/runner-text';
 export { serveMetrics } from './metrics/serve/metrics-server';
 export type { MetricsServer, MetricsSource, ServeMetricsOptions } from './metrics/serve/metrics-server';

@@ -3,9 +3,11 @@
 import { parseDuration, type Duration } from '../../util/duration';
 import type { ExecutorStats } from '../../process/executor';
 import { describe } from '../../util/validate';
-import { checkMetricsOption, type CheckMetricsOption } from '../../metrics/model/metrics-options';
 import type { CheckOptions, CheckResult, StateName } from '../run-check';
 import type { Percentiles } from './stats';
+
+/** A check definition's `metrics` field: false leaves out every noshell_check_* series of the check. */
+export type CheckMetricsOption = boolean | { perfdata?: boolean | undefined };
 
 export interface CheckDefinition extends CheckOptions {
   id: string;
@@ -121,4 +123,13 @@ export function hashFraction(s: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0) / 2 ** 32;
+}
+
+/** Validates a check definition's `metrics` field. */
+export function checkMetricsOption(value: unknown, id: string): void {
+  if (value === undefined || typeof value === 'boolean') return;
+  const ok = typeof value === 'object' && value !== null && !Array.isArray(value)
+    && Object.keys(value).every((k) => k === 'perfdata')
+    && ['boolean', 'undefined'].includes(typeof (value as { perfdata?: unknown }).perfdata);
+  if (!ok) throw new TypeError(`metrics of ${id} must be true, false or { perfdata: boolean }, got ${describe(value)}`);
 }

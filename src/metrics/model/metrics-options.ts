@@ -5,9 +5,6 @@
 import { describe } from '../../util/validate';
 import type { CheckFigures } from '../../check/model/check-status';
 
-/** A check definition's `metrics` field: false leaves out every noshell_check_* series of the check. */
-export type CheckMetricsOption = boolean | { perfdata?: boolean | undefined };
-
 export interface PerfdataSeriesOption {
   /** Check ids (or `prefix*`) whose perfdata is exported; default all. */
   checks?: readonly string[] | undefined;
@@ -60,15 +57,6 @@ export function perfdataExposure(option: unknown): PerfdataExposure {
   const o = option as PerfdataSeriesOption;
   const labels = patterns(o.labels, 'perfdata.labels');
   return { checks: patterns(o.checks, 'perfdata.checks'), labels, allLabels: labels === all };
-}
-
-/** Validates a check definition's `metrics` field. */
-export function checkMetricsOption(value: unknown, id: string): void {
-  if (value === undefined || typeof value === 'boolean') return;
-  const ok = typeof value === 'object' && value !== null && !Array.isArray(value)
-    && Object.keys(value).every((k) => k === 'perfdata')
-    && ['boolean', 'undefined'].includes(typeof (value as { perfdata?: unknown }).perfdata);
-  if (!ok) throw new TypeError(`metrics of ${id} must be true, false or { perfdata: boolean }, got ${describe(value)}`);
 }
 
 /** Whether a check exposes series at all, and its perfdata ones. */
