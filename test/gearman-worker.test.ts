@@ -12,6 +12,7 @@ import { formatJob, type JobType } from '../src/gearman/payload/job-payload';
 import { PacketType } from '../src/gearman/protocol/packet';
 import { executeJob } from '../src/gearman/worker/execute-job';
 import { WorkerMetrics } from '../src/gearman/worker/worker-metrics';
+import { formatWorkerMetrics } from '../src/metrics/text/gearman-worker-text';
 import { GearmanWorker } from '../src/gearman/worker/worker';
 import { fields, GEARMAND, Gearmand, QueueReader, waitUntil } from './fixtures/gearman/harness';
 
@@ -284,7 +285,7 @@ describe('executeJob', () => {
     expect(f.output).toMatch(/^\(Error On Worker nsw: timeout must be a number of milliseconds/);
     expect(event.outcome.returnCode).toBe(3);
     expect(logged.join('\n')).toMatch(/error: job H:1 \(service\): internal error/);
-    expect(ctx.metrics.format({ maxWorker: 1, connected: 0, reconnects: 0, resultsSubmitted: 0, resultsQueued: 0, resultsDropped: 0 }))
+    expect(formatWorkerMetrics(ctx.metrics, { maxWorker: 1, connected: 0, reconnects: 0, resultsSubmitted: 0, resultsQueued: 0, resultsDropped: 0 }))
       .toMatch(/queue="service",result="unknown"\} 1/);
   });
 });

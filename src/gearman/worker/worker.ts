@@ -17,6 +17,7 @@ import { configChanges, type WorkerReconfigured } from './worker-changes';
 import { WorkerMetrics } from './worker-metrics';
 import { resolveWorkerOptions, type GearmanWorkerOptions, type ResolvedWorkerOptions } from './worker-options';
 import { WorkerServers } from './worker-servers';
+import { formatWorkerMetrics } from '../../metrics/text/gearman-worker-text';
 
 export type { WorkerJobEvent } from './execute-job';
 export type { WorkerReconfigured } from './worker-changes';
@@ -148,7 +149,7 @@ export class GearmanWorker extends EventEmitter {
   metrics(): string {
     const s = this.stats();
     this.metricsData.running = s.running;
-    return this.metricsData.format({ maxWorker: this.resolved.maxWorker, ...s });
+    return formatWorkerMetrics(this.metricsData, { maxWorker: this.resolved.maxWorker, ...s });
   }
 
   private waitIdle(ms: number): Promise<boolean> {
