@@ -70,7 +70,7 @@ describe('the npm tarball', () => {
     expect(r.stdout).not.toMatch(/Suggestions|Warnings|Errors/);
   });
 
-  it('arethetypeswrong: no problems; ESM consumers get the .d.mts, CJS consumers the .d.ts', () => {
+  it('arethetypeswrong: no problems; ESM consumers get the .d.mts, CJS consumers the .d.ts, for the root and each subpath', () => {
     const r = run(path.join(BIN, 'attw'), [packed.tarball, '--format', 'json']);
     expect(r.status, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
@@ -79,6 +79,13 @@ describe('the npm tarball', () => {
     expect(resolved('node16-esm')).toBe('/node_modules/popen-noshell/dist/index.d.mts');
     expect(resolved('node16-cjs')).toBe('/node_modules/popen-noshell/dist/index.d.ts');
     expect(resolved('bundler')).toBe('/node_modules/popen-noshell/dist/index.d.mts');
+    for (const sub of ['check', 'metrics', 'gearman']) {
+      const at = (kind: string) => report.analysis.entrypoints[`./${sub}`].resolutions[kind].resolution.fileName;
+      expect(at('node16-esm')).toBe(`/node_modules/popen-noshell/dist/${sub}/index.d.mts`);
+      expect(at('node16-cjs')).toBe(`/node_modules/popen-noshell/dist/${sub}/index.d.ts`);
+      expect(at('bundler')).toBe(`/node_modules/popen-noshell/dist/${sub}/index.d.mts`);
+      expect(at('node10')).toBe(`/node_modules/popen-noshell/dist/${sub}/index.d.ts`);
+    }
   });
 
   it('what the CLI needs at run time is a dependency (tinybench for bench), not a devDependency', () => {
@@ -135,6 +142,54 @@ describe('a strict TypeScript consumer compiles every public API against the pac
     expect(r.stdout + r.stderr).toBe('');
     expect(r.status).toBe(0);
   }, 240_000);
+
+  // The subpath exports at run time, from the installed tarball: each entry's
+  // names, one class whatever the entry or module system, and none of the
+  // optional dependencies loaded until a feature that needs one is used.
+  const OPTIONAL = ['prom-client', 'yaml', 'valibot', 'tinybench'];
+  const loadedProbe = `const loaded = () => Object.keys(require.cache).map((f) => f.split('/node_modules/').pop().split('/')[0])
+    .filter((d) => ${JSON.stringify(OPTIONAL)}.includes(d)).filter((d, i, a) => a.indexOf(d) === i).sort();`;
+
+  it.each(['popen-noshell', 'popen-noshell/check', 'popen-noshell/metrics', 'popen-noshell/gearman'])(
+    'require(%j) and import() of it load none of prom-client, yaml, valibot or tinybench', (entry) => {
+      const cjs = run(process.execPath, ['-e', `${loadedProbe} require(${JSON.stringify(entry)}); console.log(JSON.stringify(loaded()));`], consumer);
+      expect(cjs.stderr).toBe('');
+      expect(JSON.parse(cjs.stdout)).toEqual([]);
+      const esm = run(process.execPath, ['--input-type=module', '-e', `import { createRequire } from 'node:module';
+        const require = createRequire(process.cwd() + '/x.js'); ${loadedProbe}
+        await import(${JSON.stringify(entry)}); console.log(JSON.stringify(loaded()));`], consumer);
+      expect(esm.stderr).toBe('');
+      expect(JSON.parse(esm.stdout)).toEqual([]);
+    });
+
+  it('the probe sees a dependency once a feature loads it: prom-client after createRunnerRegistry()', () => {
+    const r = run(process.execPath, ['-e', `${loadedProbe} const { CheckRunner } = require('popen-noshell/check');
+      require('popen-noshell/metrics').createRunnerRegistry(new CheckRunner()); console.log(JSON.stringify(loaded()));`], consumer);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual(['prom-client']);
+  });
+
+  it('each subpath gives its own names, the same objects as the root, in ESM and CommonJS', () => {
+    const probe = (load: string) => `${load}
+      const names = Object.fromEntries(Object.entries(sub).map(([k, m]) => [k, Object.keys(m).filter((n) => n !== 'default').sort()]));
+      const same = Object.values(sub).every((m) => Object.keys(m).every((n) => n === 'default' || m[n] === root[n]));
+      console.log(JSON.stringify({ names, same }));`;
+    const cjs = run(process.execPath, ['-e', probe(`const root = require('popen-noshell');
+      const sub = { check: require('popen-noshell/check'), metrics: require('popen-noshell/metrics'), gearman: require('popen-noshell/gearman') };`)], consumer);
+    const esm = run(process.execPath, ['--input-type=module', '-e', probe(`const root = await import('popen-noshell');
+      const sub = { check: await import('popen-noshell/check'), metrics: await import('popen-noshell/metrics'), gearman: await import('popen-noshell/gearman') };`)], consumer);
+    for (const r of [cjs, esm]) {
+      expect(r.stderr).toBe('');
+      const { names, same } = JSON.parse(r.stdout);
+      expect(same).toBe(true);
+      expect(names.check).toEqual(expect.arrayContaining(['CheckRunner', 'runCheck', 'parsePerfdata', 'parseRange', 'checkRange', 'formatResult', 'STATE_NAMES']));
+      expect(names.check).not.toContain('exec');
+      expect(names.metrics).toEqual(expect.arrayContaining(['serveMetrics', 'createRunnerSource', 'createRunnerRegistry', 'registerRunnerMetrics', 'configureRunnerMetrics']));
+      expect(names.metrics).not.toContain('CheckRunner');
+      expect(names.gearman).toEqual(expect.arrayContaining(['GearmanWorker', 'GearmanClient', 'createPayloadCodec', 'parseJob', 'GearmanProtocolError']));
+      expect(names.gearman).not.toContain('spawn');
+    }
+  });
 
   // The example has @ts-expect-error lines: types that resolved to `any` fail too.
   for (const config of ['node16', 'nodenext', 'bundler']) {
