@@ -3,6 +3,7 @@
 import js from '@eslint/js';
 import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
+import { layersRule } from './eslint/layers.mjs';
 
 // A repeated group (`(?:x{4})*`, `(a)+`, `(…){2,}`) costs V8 one backtrack
 // entry per iteration: /^(?:[A-Za-z0-9+/]{4})*…$/ overflowed the stack on a
@@ -29,9 +30,12 @@ export default tseslint.config(
   {
     files: ['src/**/*.ts'],
     extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked, regexp.configs['flat/recommended']],
+    plugins: { noshell: { rules: { layers: layersRule } } },
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       ...regexpRules,
+      // The layers of src/ (eslint/layers.mjs): a folder imports only from those below it.
+      'noshell/layers': 'error',
       // Style only: \d for [0-9], \w, the i flag.
       'regexp/prefer-d': 'off',
       'regexp/prefer-w': 'off',
@@ -62,7 +66,7 @@ export default tseslint.config(
   },
   {
     // Tests, scripts and this config: not type-checked anywhere, so no type-aware rules.
-    files: ['test/**/*.{ts,mts,cts,js,mjs}', 'scripts/**/*.{js,mjs}', '.ci/*.mjs', '*.{mjs,mts}'],
+    files: ['test/**/*.{ts,mts,cts,js,mjs}', 'scripts/**/*.{js,mjs}', '.ci/*.mjs', 'eslint/*.mjs', '*.{mjs,mts}'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
     plugins: { regexp },
     rules: {
