@@ -9,13 +9,13 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 // Every other file counts only its own process's fds and children, listens
 // on port 0 and works in a mkdtemp directory of its own: two at a time.
 const SOLO = [
-  'test/bench-loop-delay.test.ts', // p50 of an idle loop's delay < 5 ms
-  'test/loop-delay-report.test.ts', // pins itself and two busy loops to CPU 0
-  'test/check-parse.test.ts', // linear-time ratios (test/linear-time.ts)
-  'test/duration.test.ts', // linear-time ratios
-  'test/fuzz.test.ts', // linear-time ratios
-  'test/fault-injection.test.ts', // RLIMIT_NPROC counts every process of its uid; spawn timings
-  'test/vs-nagios.test.ts', // counts every nagios4 on the machine; a benchmark
+  'test/bench/bench-loop-delay.test.ts', // p50 of an idle loop's delay < 5 ms
+  'test/daemon/loop-delay-report.test.ts', // pins itself and two busy loops to CPU 0
+  'test/check/check-parse.test.ts', // linear-time ratios (test/linear-time.ts)
+  'test/util/duration.test.ts', // linear-time ratios
+  'test/robustness/fuzz.test.ts', // linear-time ratios
+  'test/robustness/fault-injection.test.ts', // RLIMIT_NPROC counts every process of its uid; spawn timings
+  'test/bench/vs-nagios.test.ts', // counts every nagios4 on the machine; a benchmark
 ];
 
 // Started first within the shared group, longest first, so that no long file
@@ -24,25 +24,25 @@ const SOLO = [
 // by file size, which puts a 55 s file among the last. Measured one at a
 // time (Node 20, 2 cores): the files over 8 s.
 const LONGEST = [
-  'test/examples.test.ts',
-  'test/install.test.ts',
-  'test/soak.test.ts',
-  'test/gearman-defaults.test.ts',
-  'test/arm64.test.ts',
-  'test/bench-scale.test.ts',
-  'test/cli.test.ts',
-  'test/metrics-server.test.ts',
-  'test/prepack.test.ts',
-  'test/package-hygiene.test.ts',
-  'test/cli-signals.test.ts',
-  'test/gearman-hardening.test.ts',
-  'test/prometheus-scrape.test.ts',
-  'test/env-race.test.ts',
-  'test/native.test.ts',
-  'test/executor.test.ts',
-  'test/spawn.test.ts',
-  'test/gearman-client.test.ts',
-  'test/gearman-interop.test.ts',
+  'test/package/examples.test.ts',
+  'test/package/install.test.ts',
+  'test/robustness/soak.test.ts',
+  'test/gearman/gearman-defaults.test.ts',
+  'test/package/arm64.test.ts',
+  'test/bench/bench-scale.test.ts',
+  'test/cli/cli.test.ts',
+  'test/metrics/metrics-server.test.ts',
+  'test/package/prepack.test.ts',
+  'test/package/package-hygiene.test.ts',
+  'test/cli/cli-signals.test.ts',
+  'test/gearman/gearman-hardening.test.ts',
+  'test/metrics/prometheus-scrape.test.ts',
+  'test/process/env-race.test.ts',
+  'test/native/native.test.ts',
+  'test/process/executor.test.ts',
+  'test/process/spawn.test.ts',
+  'test/gearman/gearman-client.test.ts',
+  'test/gearman/gearman-interop.test.ts',
 ];
 
 class LongestFirst extends BaseSequencer {

@@ -43,7 +43,7 @@
       # -z nodelete: reaper threads run this library's code after Node
       # unloads a worker's copy (reap-later.cc). No other link flags: the
       # prebuild must need nothing newer than glibc 2.28 / GCC 8's libstdc++
-      # (test/glibc-baseline.test.ts), so glibc extensions are looked up at
+      # (test/package/glibc-baseline.test.ts), so glibc extensions are looked up at
       # run time (addon.cc) and no static libstdc++ is linked in.
       "ldflags": [
         "-Wl,-z,now",

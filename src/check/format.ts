@@ -5,7 +5,7 @@ import type { ThresholdRange } from './plugin/range';
 import type { CheckResult } from './run-check';
 
 // Perfdata is printed so that parsePerfdata reads back the same data
-// (test/fuzz.test.ts checks it): String(-0) is "0" and String(Infinity) is
+// (test/robustness/fuzz.test.ts checks it): String(-0) is "0" and String(Infinity) is
 // not a number the parser accepts, so those get forms it does accept.
 function number(v: number): string {
   if (v === Infinity) return '1e999';

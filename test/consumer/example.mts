@@ -1,4 +1,4 @@
-// Compiled by test/package-hygiene.test.ts against the packed package's types
+// Compiled by test/package/package-hygiene.test.ts against the packed package's types
 // (strict, exactOptionalPropertyTypes; module node16, nodenext and moduleResolution bundler): every public API once,
 // as README shows it. Never run. The @ts-expect-error lines fail the build
 // if the types resolve to `any`.

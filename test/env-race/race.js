@@ -1,4 +1,4 @@
-// Run by test/env-race.test.ts in a fresh Node process (NOSHELL_NO_EXECUTOR
+// Run by test/process/env-race.test.ts in a fresh Node process (NOSHELL_NO_EXECUTOR
 // is read when the library loads). A worker sharing the process environment
 // (SHARE_ENV) sets and deletes many distinct variables in a tight loop, so
 // glibc reallocates environ's array and shifts its entries, while this

@@ -1,4 +1,4 @@
-// Run by test/fallbacks.test.ts in a fresh Node process, with the fallback
+// Run by test/process/fallbacks.test.ts in a fresh Node process, with the fallback
 // switches (read once when the addon loads) set in its environment. Prints
 // one JSON object of what it saw.
 const { readdirSync, readlinkSync, openSync, closeSync } = require('node:fs');

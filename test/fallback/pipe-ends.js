@@ -1,4 +1,4 @@
-// Run by test/executor-syscalls.test.ts under strace, in a fresh Node
+// Run by test/process/executor-syscalls.test.ts under strace, in a fresh Node
 // process: children with no output, output on both streams, output that
 // fills the pipe many times over, and one whose output outlives it through
 // a grandchild, one at a time; or (argument `concurrent`) 32 children in

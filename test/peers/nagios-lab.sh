@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A throwaway Nagios 4 (Debian's nagios4-core, 4.4.6) whose checks and event
 # handlers go through the Mod-Gearman 3.3.3 broker module to a gearmand, for
-# test/gearman-nagios.test.ts:
+# test/gearman/gearman-nagios.test.ts:
 #
 #   nagios-lab.sh up DIR PORT KEY   writes DIR/etc, starts Nagios (gearmand on 127.0.0.1:PORT, key KEY)
 #   nagios-lab.sh down DIR          stops the Nagios started in DIR

@@ -1,6 +1,6 @@
 // Job payloads as the broker module writes them and result payloads as the
 // C worker sends them: `key=value` lines (Mod-Gearman 3.3.3 and 5.2.4, in
-// test/peers/mod-gearman/; test/gearman-interop.test.ts compares with the C worker).
+// test/peers/mod-gearman/; test/gearman/gearman-interop.test.ts compares with the C worker).
 export type JobType = 'service' | 'host' | 'eventhandler' | 'notification';
 
 export interface CheckJob {

@@ -140,7 +140,7 @@ export class GearmanConnection extends EventEmitter {
   private open(): void {
     const parser = new PacketParser({ expect: 'RES', ...(this.opts.maxBodySize !== undefined ? { maxBodySize: this.opts.maxBodySize } : {}) });
     // net.Socket hands its options to stream.Duplex, which takes the mark
-    // (not in @types/node's NetConnectOpts; test/gearman-client.test.ts checks
+    // (not in @types/node's NetConnectOpts; test/gearman/gearman-client.test.ts checks
     // it on every Node line CI runs).
     const connectOptions: net.TcpNetConnectOpts & { writableHighWaterMark: number } = {
       host: this.server.host, port: this.server.port, writableHighWaterMark: WRITE_HIGH_WATER_MARK,

@@ -2,7 +2,7 @@
 // (native/metrics/scrape-lines.h, enum ns_family): a scrape writes each per-check
 // family's lines there, from the columns check-view.ts reads each check's
 // status into. The text must come out byte for byte as renderFamilies gives
-// it (test/metrics-render.test.ts renders both over random histories).
+// it (test/metrics/metrics-render.test.ts renders both over random histories).
 import type { MetricFamily } from '../model/metrics-snapshot';
 
 /** The per-check families, in the order of ns_family. */

@@ -10,7 +10,7 @@
 // 100,000 checks with five perfdata items each, and RSS 700 MiB against
 // issue 19's 400. The column
 // layout is native/metrics/scrape-lines.h's; the text must come out byte for byte
-// as renderFamilies gives it (test/metrics-render.test.ts renders both over
+// as renderFamilies gives it (test/metrics/metrics-render.test.ts renders both over
 // random histories).
 import type { CheckFigures } from '../../check/model/check-status';
 import { decimalOf } from './decimal';

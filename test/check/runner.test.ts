@@ -1,0 +1,380 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { CheckRunner, type CheckRunResult, type Clock } from '../../src/index';
+import { childProcesses, PROBE, waitFor } from '../helpers';
+
+/** Scheduling time is ours to move; the checks themselves run for real. */
+class FakeClock implements Clock {
+  t = 1_000_000;
+  #timers = new Map<number, { at: number; fn: () => void }>();
+  #id = 0;
+  now(): number {
+    return this.t;
+  }
+  setTimer(fn: () => void, ms: number): unknown {
+    this.#timers.set(++this.#id, { at: this.t + ms, fn });
+    return this.#id;
+  }
+  clearTimer(h: unknown): void {
+    this.#timers.delete(h as number);
+  }
+  get pending(): number {
+    return this.#timers.size;
+  }
+  /** Fires due timers in time order up to `ms` from now. */
+  advance(ms: number): void {
+    const target = this.t + ms;
+    for (;;) {
+      let next: [number, { at: number; fn: () => void }] | undefined;
+      for (const e of this.#timers) if (e[1].at <= target && (next === undefined || e[1].at < next[1].at)) next = e;
+      if (next === undefined) break;
+      this.#timers.delete(next[0]);
+      this.t = next[1].at;
+      next[1].fn();
+    }
+    this.t = target;
+  }
+}
+
+function collect(runner: CheckRunner): CheckRunResult[] {
+  const results: CheckRunResult[] = [];
+  runner.on('result', (r: CheckRunResult) => results.push(r));
+  return results;
+}
+
+const OK = [PROBE, 'exit', '0'];
+
+describe('CheckRunner scheduling', () => {
+  it('spreads first runs over the interval, then runs on the grid without drift', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.t;
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    for (const id of ['a', 'b', 'c', 'd']) runner.add({ id, command: OK, interval: 1000 });
+    runner.start();
+    for (let step = 0; step < 12; step++) {
+      clock.advance(step === 0 ? 0 : 250);
+      // Let each due run finish (for real) before moving the clock on.
+      expect(await waitFor(() => results.length === step + 1)).toBe(true);
+      // A run also takes clock time: it must not push the schedule.
+      clock.t += 7;
+    }
+    await runner.stop();
+    const byId = (id: string) => results.filter((r) => r.id === id).map((r) => r.scheduledAt - t0);
+    expect(byId('a')).toEqual([0, 1000, 2000]);
+    expect(byId('b')).toEqual([250, 1250, 2250]);
+    expect(byId('c')).toEqual([500, 1500, 2500]);
+    expect(byId('d')).toEqual([750, 1750, 2750]);
+    expect(results.every((r) => r.state === 0 && r.stateType === 'HARD' && r.attempt === 1)).toBe(true);
+  });
+
+  it('an option a definition leaves undefined keeps the runner default (issue 17: the undefined overwrote it)', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock, timeout: 200 });
+    const results = collect(runner);
+    runner.add({ id: 'slow', command: ['sleep', '5'], interval: 60_000, timeout: undefined });
+    runner.start();
+    clock.advance(60_000);
+    expect(await waitFor(() => results.length === 1, 4000)).toBe(true);
+    await runner.stop();
+    expect(results[0]).toMatchObject({ timedOut: true, state: 3 });
+    expect(results[0].durationMs).toBeLessThan(2000);
+  });
+
+  it('never runs one check twice at once; slots missed while it ran are skipped', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.t;
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'slow', command: ['sleep', '0.3'], interval: 100 });
+    runner.start();
+    clock.advance(0);
+    expect(runner.stats().running).toBe(1);
+    clock.advance(1000); // ten slots pass while it runs
+    expect(runner.stats().running).toBe(1);
+    expect(await waitFor(() => results.length === 1)).toBe(true);
+    expect(runner.stats()).toMatchObject({ running: 0, skipped: 10 });
+    clock.advance(100);
+    expect(await waitFor(() => results.length === 2)).toBe(true);
+    await runner.stop();
+    expect(results.map((r) => r.scheduledAt - t0)).toEqual([0, 1100]);
+  });
+
+  it('retries non-OK states at retryInterval, then HARD, then back on the grid', async () => {
+    const clock = new FakeClock();
+    const t0 = clock.t;
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'bad', command: [PROBE, 'exit', '2'], interval: 1000, retryInterval: 100, maxAttempts: 3 });
+    runner.start();
+    for (const [ms, n] of [[0, 1], [100, 2], [100, 3], [800, 4]] as const) {
+      clock.advance(ms);
+      expect(await waitFor(() => results.length === n)).toBe(true);
+    }
+    await runner.stop();
+    expect(results.map((r) => [r.scheduledAt - t0, r.attempt, r.stateType, r.stateName])).toEqual([
+      [0, 1, 'SOFT', 'CRITICAL'],
+      [100, 2, 'SOFT', 'CRITICAL'],
+      [200, 3, 'HARD', 'CRITICAL'],
+      [1000, 3, 'HARD', 'CRITICAL'],
+    ]);
+    // Retries are not overruns.
+    expect(runner.stats().skipped).toBe(0);
+  });
+
+  it('keeps to the concurrency limit with a queue; latency counts the wait', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock, concurrency: 2 });
+    const results = collect(runner);
+    for (let i = 0; i < 5; i++) runner.add({ id: `c${i}`, command: ['sleep', '0.2'], interval: 60_000 });
+    runner.start();
+    clock.advance(60_000 * 0.9); // every first run is due now
+    expect(runner.stats()).toMatchObject({ running: 2, queued: 3 });
+    let maxRunning = 0;
+    runner.on('result', () => {
+      maxRunning = Math.max(maxRunning, runner.stats().running);
+      clock.t += 50;
+    });
+    expect(await waitFor(() => results.length === 5, 10_000)).toBe(true);
+    await runner.stop();
+    expect(maxRunning).toBeLessThanOrEqual(2);
+    expect(Math.max(...results.map((r) => r.latencyMs))).toBeGreaterThan(0);
+    expect(runner.stats().completed).toBe(5);
+  });
+});
+
+describe('CheckRunner edge cases', () => {
+  it('remove() + add() of a running check never runs two at once', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'a', command: ['sleep', '0.3'], interval: 100 });
+    runner.start();
+    clock.advance(0);
+    expect(runner.stats().running).toBe(1);
+    runner.remove('a');
+    runner.add({ id: 'a', command: OK, interval: 100 });
+    clock.advance(500);
+    expect(runner.stats().running).toBe(1);
+    expect(await waitFor(() => results.length === 1)).toBe(true);
+    clock.advance(200);
+    expect(await waitFor(() => results.length === 2)).toBe(true);
+    await runner.stop();
+    expect(results.map((r) => r.command)).toEqual(['sleep 0.3', `${PROBE} exit 0`]);
+  });
+
+  it('checks removed while queued never run; re-added namesakes run once; queued counts only the live ones', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock, concurrency: 1 });
+    const results = collect(runner);
+    for (let i = 0; i < 8; i++) runner.add({ id: `q${i}`, command: ['sleep', '0.1'], interval: 60_000 });
+    runner.start();
+    clock.advance(60_000 * 0.9); // all due: one runs, seven queue
+    expect(runner.stats()).toMatchObject({ running: 1, queued: 7 });
+    for (const id of ['q2', 'q4', 'q5']) runner.remove(id);
+    expect(runner.stats().queued).toBe(4);
+    // A namesake of a queued check that was removed: a new check, scheduled on its own.
+    runner.add({ id: 'q4', command: OK, interval: 60_000 });
+    expect(await waitFor(() => results.length === 5, 10_000)).toBe(true);
+    expect(runner.stats()).toMatchObject({ running: 0, queued: 0 });
+    clock.advance(60_000);
+    expect(await waitFor(() => results.some((r) => r.id === 'q4'), 10_000)).toBe(true);
+    await runner.stop();
+    const ran = results.map((r) => r.id);
+    for (const id of ['q2', 'q5']) expect(ran).not.toContain(id);
+    expect(ran.filter((id) => id === 'q4')).toEqual(['q4']);
+    expect(results.find((r) => r.id === 'q4')!.command).toBe(`${PROBE} exit 0`);
+  });
+
+  it('stop({ deadline }) also ends runs of removed checks', async () => {
+    const runner = new CheckRunner();
+    runner.add({ id: 'gone', command: ['sleep', '30'], interval: 60_000 });
+    runner.start();
+    expect(await waitFor(() => runner.stats().running === 1)).toBe(true);
+    runner.remove('gone');
+    const t = Date.now();
+    await runner.stop({ deadline: 100 });
+    expect(Date.now() - t).toBeLessThan(5000);
+    expect(childProcesses()).toEqual([]);
+  });
+
+  it('huge intervals do not spin the timer; sub-millisecond ones are refused', () => {
+    const delays: number[] = [];
+    const clock = new FakeClock();
+    const setTimer = clock.setTimer.bind(clock);
+    clock.setTimer = (fn, ms) => {
+      delays.push(ms);
+      return setTimer(fn, ms);
+    };
+    const runner = new CheckRunner({ clock });
+    runner.add({ id: 'a', command: OK, interval: 60 * 24 * 3600_000 });
+    runner.add({ id: 'b', command: OK, interval: 61 * 24 * 3600_000 });
+    runner.start();
+    expect(Math.max(...delays)).toBeLessThanOrEqual(2 ** 31 - 1);
+    expect(delays.length).toBeLessThan(3);
+    void runner.stop();
+    expect(() => new CheckRunner().add({ id: 'x', command: OK, interval: 0.0001 })).toThrow(TypeError);
+  });
+
+  it('a throwing result listener neither stalls the runner nor stop()', () => {
+    const entry = require.resolve('../../dist/index.js');
+    const script = `
+      const { CheckRunner } = require(${JSON.stringify(entry)});
+      let uncaught = 0;
+      process.on('uncaughtException', () => uncaught++);
+      const runner = new CheckRunner({ concurrency: 1 });
+      let results = 0;
+      runner.on('result', () => { results++; throw new Error('listener bug'); });
+      for (const id of ['a', 'b', 'c']) runner.add({ id, command: ['/bin/true'], interval: 60000 });
+      runner.start();
+      const t = setInterval(async () => {
+        if (results < 1) return;
+        clearInterval(t);
+        await runner.stop();
+        console.log(JSON.stringify({ results, uncaught, running: runner.stats().running }));
+      }, 20);`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.running).toBe(0);
+    expect(out.uncaught).toBe(out.results);
+  });
+});
+
+describe('CheckRunner stop, stats, metrics', () => {
+  it('stop() waits for running checks, or kills them after a deadline', async () => {
+    const runner = new CheckRunner();
+    const results = collect(runner);
+    runner.add({ id: 'long', command: ['sleep', '30'], interval: 60_000 });
+    runner.add({ id: 'short', command: OK, interval: 60_000 });
+    runner.start();
+    // Both first runs are spread over the minute: the first one starts now.
+    expect(await waitFor(() => runner.stats().running === 1)).toBe(true);
+    const t = Date.now();
+    await runner.stop({ deadline: 100 });
+    expect(Date.now() - t).toBeLessThan(5000);
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ id: 'long', state: 3 });
+    expect(runner.stats().running).toBe(0);
+    expect(childProcesses()).toEqual([]);
+  });
+
+  it('stats() and metrics() say the same; metrics parse as Prometheus text', async () => {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id: 'ok', command: OK, interval: 1000 });
+    runner.add({ id: 'warn', command: [PROBE, 'exit', '1'], interval: 1000 });
+    runner.add({ id: 'shell', command: `${PROBE} exit 0 | cat`, interval: 1000 });
+    runner.add({ id: 'missing', command: ['/nonexistent/check'], interval: 1000 });
+    runner.start();
+    clock.advance(999);
+    expect(await waitFor(() => results.length === 4)).toBe(true);
+    await runner.stop();
+    const s = runner.stats();
+    expect(s).toMatchObject({ checks: 4, completed: 4, viaShell: 1, spawnErrors: 1, byState: { OK: 2, WARNING: 1, CRITICAL: 0, UNKNOWN: 1 } });
+
+    const samples = new Map<string, number>();
+    for (const line of runner.metrics().trimEnd().split('\n')) {
+      if (line.startsWith('#')) {
+        expect(line).toMatch(/^# (HELP|TYPE) noshell_\w+ .+$/);
+        continue;
+      }
+      const m = /^(noshell_\w+(?:\{[^}]*\})?) (\S+)$/.exec(line);
+      expect(m, line).not.toBeNull();
+      samples.set(m![1], Number(m![2]));
+    }
+    expect(samples.get('noshell_checks')).toBe(4);
+    expect(samples.get('noshell_check_results_total{state="OK"}')).toBe(2);
+    expect(samples.get('noshell_check_results_total{state="UNKNOWN"}')).toBe(1);
+    expect(samples.get('noshell_check_spawn_errors_total')).toBe(1);
+    expect(samples.get('noshell_check_via_shell_total')).toBe(1);
+    expect(samples.get('noshell_check_execution_seconds{quantile="0.5"}')).toBeCloseTo(s.executionMs.p50 / 1000, 9);
+  });
+
+  it('validates definitions', () => {
+    const runner = new CheckRunner();
+    expect(() => runner.add({ id: '', command: OK, interval: 1 })).toThrow(TypeError);
+    expect(() => runner.add({ id: 'x', command: OK, interval: 0 })).toThrow(TypeError);
+    expect(() => runner.add({ id: 'x', command: 5 as never, interval: 10 })).toThrow(TypeError);
+    expect(() => runner.add({ id: 'x', command: OK, interval: 10, maxAttempts: 0 })).toThrow(TypeError);
+    runner.add({ id: 'x', command: OK, interval: 10 });
+    expect(() => runner.add({ id: 'x', command: OK, interval: 10 })).toThrow(/exists/);
+    expect(runner.remove('x')).toBe(true);
+    expect(runner.remove('x')).toBe(false);
+    expect(() => new CheckRunner({ concurrency: 0 })).toThrow(TypeError);
+  });
+});
+
+describe('CheckRunner.replace', () => {
+  const CRIT = [PROBE, 'exit', '2'];
+
+  /** A started runner (fake clock) whose check `id` has had its first result, CRITICAL. */
+  async function afterFirstResult(id: string, interval: number): Promise<{ clock: FakeClock; runner: CheckRunner; results: CheckRunResult[] }> {
+    const clock = new FakeClock();
+    const runner = new CheckRunner({ clock });
+    const results = collect(runner);
+    runner.add({ id, command: CRIT, interval });
+    runner.start();
+    clock.advance(0);
+    expect(await waitFor(() => results.length === 1)).toBe(true);
+    return { clock, runner, results };
+  }
+
+  it("keeps the last result and its series until the new definition's first result (a reload's changed check)", async () => {
+    const { clock, runner, results } = await afterFirstResult('disk', 3_600_000);
+    const changedAt = runner.checkStatus()[0].lastStateChangeAt;
+    runner.replace({ id: 'disk', command: OK, interval: 3_600_000 });
+    // Before its first run (somewhere in its hour): the last result is still there, with its state series.
+    const before = runner.checkStatus();
+    expect(before).toHaveLength(1);
+    expect(before[0].definition.command).toEqual(OK);
+    expect(before[0].last).toMatchObject({ state: 2, stateName: 'CRITICAL' });
+    expect(before[0].lastStateChangeAt).toBe(changedAt);
+    expect(runner.metrics()).toMatch(/^noshell_check_state\{check="disk"\} 2$/m);
+    // Its first run: the new result replaces it, and the state change is dated.
+    clock.advance(3_600_000);
+    expect(await waitFor(() => results.length === 2)).toBe(true);
+    await runner.stop();
+    const after = runner.checkStatus()[0];
+    expect(after.last).toMatchObject({ state: 0, stateName: 'OK' });
+    expect(after.lastStateChangeAt).toBe(results[1].finishedAt);
+    expect(runner.metrics()).toMatch(/^noshell_check_state\{check="disk"\} 0$/m);
+  });
+
+  it('remove() then add() starts with no result (a new check), as before', async () => {
+    const { runner } = await afterFirstResult('disk', 3_600_000);
+    runner.remove('disk');
+    runner.add({ id: 'disk', command: OK, interval: 3_600_000 });
+    expect(runner.checkStatus()[0].last).toBeNull();
+    expect(runner.metrics()).not.toMatch(/^noshell_check_state\{check="disk"\}/m);
+    await runner.stop();
+  });
+
+  it('replaced while it runs: the replacement shows the result of the run that was in progress', async () => {
+    const { clock, runner, results } = await afterFirstResult('x', 1000);
+    runner.replace({ id: 'x', command: ['/bin/sh', '-c', 'sleep 0.3; exit 1'], interval: 1000 });
+    expect(runner.checkStatus()[0].last).toMatchObject({ state: 2 });
+    clock.advance(1000);
+    const running = await waitFor(() => runner.checkStatus()[0].running, 2000);
+    expect(running).toBe(true);
+    runner.replace({ id: 'x', command: OK, interval: 3_600_000 });
+    expect(await waitFor(() => results.length === 2, 5000)).toBe(true);
+    expect(results[1]).toMatchObject({ id: 'x', state: 1 });
+    expect(runner.checkStatus()[0].last).toMatchObject({ state: 1 });
+    await runner.stop();
+  });
+});
+
+describe('durations with units, as checks files take them', () => {
+  it('interval and retryInterval take "1m" and "10s"; checkStatus() gives them in ms; a bad one is refused with the value', () => {
+    const runner = new CheckRunner();
+    runner.add({ id: 'a', command: OK, interval: '1m', retryInterval: '10s' });
+    runner.add({ id: 'b', command: OK, interval: 1500 });
+    const status = runner.checkStatus();
+    expect(status.map((s) => [s.definition.interval, s.definition.retryInterval])).toEqual([[60_000, 10_000], [1500, undefined]]);
+    expect(runner.metrics()).toMatch(/^noshell_check_interval_seconds\{check="a"\} 60$/m);
+    expect(() => runner.add({ id: 'c', command: OK, interval: 'soon' })).toThrow('interval of c: expected a duration like 500, "250ms", "10s" or "5m", got "soon"');
+    expect(() => runner.add({ id: 'd', command: OK, interval: '0ms' })).toThrow('interval of d must be a number of milliseconds >= 1');
+  });
+});
