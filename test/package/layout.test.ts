@@ -106,7 +106,7 @@ describe('native/: folders by layer', () => {
 
   it('builds every .c and .cc it holds, and names none it does not', () => {
     const gyp = readFileSync(path.join(NATIVE, 'binding.gyp'), 'utf8');
-    const listed = [...gyp.matchAll(/^\s*"([\w/-]+\.(?:c|cc))",?$/gm)].map((m) => m[1]).sort();
+    const listed = [...gyp.matchAll(/^[ \t]*"([\w/-]+\.(?:c|cc))",?$/gm)].map((m) => m[1]).sort();
     expect(listed).toEqual(sources.filter((f) => /\.(c|cc)$/.test(f)).sort());
   });
 
