@@ -5,7 +5,7 @@
 // differs from the applied one's, so a reload of 100,000 checks with 1 %
 // changed copies 1,000 definitions across threads, not 100,000.
 import type { CheckDefinition } from '../check/runner/runner';
-import type { FileCheck } from './checks-file';
+import type { FileCheck } from './checks-file-shape';
 
 export interface UserGroup {
   user: string | undefined;

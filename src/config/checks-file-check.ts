@@ -2,7 +2,7 @@
 // defaults merged in, macros expanded (checks-file.ts has the file's shape).
 import type { CheckDefinition } from '../check/runner/runner';
 import { quoteName } from '../util/quote-text';
-import type { FileCheck } from './checks-file';
+import type { FileCheck } from './checks-file-shape';
 import type { CheckData, ChecksFileData } from './checks-schema';
 import { expandMacros, MacroError } from './macros';
 

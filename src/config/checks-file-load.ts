@@ -11,7 +11,7 @@ import * as v from 'valibot';
 import type { RunnerMetricsOptions } from '../metrics/scrape/metrics-state';
 import type { RunnerOptions } from '../check/runner/runner';
 import { definitionHash, pairsOf, textHash, type ChecksDigest } from './checks-digest';
-import type { FileCheck } from './checks-file';
+import type { FileCheck } from './checks-file-shape';
 import { checkName, expandCheck } from './checks-file-check';
 import { parseChecksBytes, readChecksBytes, type ChecksBytes } from './checks-file-text';
 import { contextHash, jsonText, knownDefinitions, StaleKnown, type KnownChecks } from './checks-known';

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ChecksDigest } from './checks-digest';
-import type { ChecksFile, FileCheck } from './checks-file';
+import type { ChecksFile, FileCheck } from './checks-file-shape';
 import { loadChecks } from './checks-file-load';
 import { StaleKnown, type KnownChecks } from './checks-known';
 import { LoadAborted, localChecksSource, unchangedSource, type ChecksSource, type LastLoad } from './checks-source';

@@ -11,24 +11,8 @@
 // since that asks the system's user database. Each check is made into its
 // definition by checks-file-check.ts; checks-file-load.ts loads a file with
 // what the last load learned.
-import type { RunnerMetricsOptions } from '../metrics/scrape/metrics-state';
-import type { CheckDefinition, RunnerOptions } from '../check/runner/runner';
+import type { ChecksFile } from './checks-file-shape';
 import { loadChecks } from './checks-file-load';
-
-export interface FileCheck {
-  /** Complete: defaults merged, macros expanded, durations in ms; no credentials yet. */
-  definition: CheckDefinition;
-  user?: string;
-  group?: string;
-}
-
-export interface ChecksFile {
-  /** Runner-wide settings: concurrency. */
-  runner: RunnerOptions;
-  /** Which series /metrics exposes, and the perfdata caps (the file's top-level "metrics"). */
-  metrics: RunnerMetricsOptions;
-  checks: FileCheck[];
-}
 
 /** Reads, validates and expands a checks file; a TypeError naming the file, check and field on any problem. */
 export function loadChecksFile(file: string): ChecksFile {

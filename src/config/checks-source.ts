@@ -3,7 +3,7 @@
 // (localChecksSource), on the loading thread (checks-file-thread.ts), or the
 // last load again when the file's bytes are its bytes (unchangedSource).
 import { badIndexes, type ChecksDigest } from './checks-digest';
-import type { ChecksFile, FileCheck } from './checks-file';
+import type { ChecksFile, FileCheck } from './checks-file-shape';
 import type { LoadedChecks } from './checks-file-load';
 import { StaleKnown, type KnownChecks } from './checks-known';
 

@@ -11,4 +11,5 @@ export type { RunnerMetrics, RunnerMetricsOptions } from './prom/runner-metrics'
 export { createRunnerRegistry } from './prom/runner-registry';
 export { createRunnerSource } from './prom/runner-source';
 export { serveMetrics } from './serve/metrics-server';
-export type { MetricsServer, MetricsSource, ServeMetricsOptions } from './serve/metrics-server';
+export type { MetricsServer, ServeMetricsOptions } from './serve/metrics-server';
+export type { MetricsSource } from './serve/metrics-source';

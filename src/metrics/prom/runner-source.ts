@@ -10,7 +10,7 @@ import { metricsBytes, formatMetrics } from '../scrape/runner-text';
 import { configureRunnerMetrics, type RunnerMetricsOptions } from '../scrape/metrics-state';
 import type { MetricsSource as RunnerSource } from '../model/metrics-snapshot';
 import { warmScrape } from '../scrape/scrape-warm';
-import type { MetricsSource } from '../serve/metrics-server';
+import type { MetricsSource } from '../serve/metrics-source';
 import { registerDefaultMetrics } from './default-metrics';
 import { promClient } from './prom-client';
 import { registryText } from './registry-text';

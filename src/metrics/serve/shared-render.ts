@@ -10,7 +10,7 @@
 // AHEAD chunks of it: a 150 MB body (100,000 checks) is never held whole,
 // and a render whose readers have all gone stops. A runner's chunks are
 // made from its statuses as they are asked for (metricsChunks).
-import type { MetricsSource } from './metrics-server';
+import type { MetricsSource } from './metrics-source';
 
 /**
  * Chunks a render may make past its slowest reader once it lets chunks go:
