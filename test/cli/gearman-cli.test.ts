@@ -54,6 +54,20 @@ describe('gearman-worker options (C names, worker.conf)', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/unknown option --bogus/);
   });
+
+  // A key file that is missing or not a file: one line naming it, exit 2, as
+  // every other bad option (a stack trace and exit 1 before).
+  it.each([
+    ['gearman-submit', ['--host=h', '--message=x']],
+    ['gearman-worker', ['--allow-root']],
+  ])('%s with a key file it cannot read says so in one line, exit 2', (command, extra) => {
+    for (const [file, why] of [['/nonexistent/key', /keyfile \/nonexistent\/key cannot be read \(ENOENT/], ['/', /keyfile \/ is a directory, not a regular file/]] as const) {
+      const r = cli([command, '--server=127.0.0.1:1', `--keyfile=${file}`, ...extra]);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(why);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
 });
 
 if (GEARMAND === null) {

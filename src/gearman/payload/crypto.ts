@@ -41,7 +41,12 @@ export function keyFromFile(file: string): Buffer {
   try {
     data = readSmallFile(file, { max: 64 * 1024, pipes: true });
   } catch (e) {
-    throw e instanceof TypeError ? new TypeError(`keyfile ${e.message}`, { cause: e }) : e;
+    if (e instanceof TypeError) throw new TypeError(`keyfile ${e.message}`, { cause: e });
+    // Missing, unreadable, a directory: the operator's mistake, said in one line.
+    if (typeof (e as NodeJS.ErrnoException).code === 'string') {
+      throw new TypeError(`keyfile ${file} cannot be read (${(e as Error).message})`, { cause: e });
+    }
+    throw e;
   }
   let end = data.indexOf(0x0a);
   if (end < 0) end = data.length;
