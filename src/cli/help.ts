@@ -128,7 +128,7 @@ export const COMMANDS: CommandHelp[] = [
       ['--timeout_return=N', 'the state of a timed-out check (default 2, CRITICAL)'],
       ['--show_error_output=yes|no', 'append the plugin\'s stderr to its output (default yes)'],
       ['--load_limit1/5/15=L', 'take no job while the 1/5/15-minute load average is above L'],
-      ['--debug=N', '0 errors and start-up, 1 each job, 2 payloads too'],
+      ['--debug=N', '0 errors and start-up; 1 or more, a line for each job too'],
       ['--logfile=FILE', 'log to FILE (reopened on SIGHUP, for logrotate) instead of stderr'],
       ['--prometheus_server=[HOST:]PORT', 'serve Prometheus metrics (default host 127.0.0.1)'],
       ['--allow-root', 'run as root (refused by default: plugins come from the monitoring config)'],

@@ -1,9 +1,10 @@
 // Nagios-style macros in checks-file commands: `$USER1$`…`$USER256$` from
 // the file's `macros` section (Nagios' resource.cfg), `$ARG1$`…`$ARG32$` from
 // a check's `args`, and `$$` for a literal dollar. They are expanded as text
-// before the command is split into words, as Nagios does; no shell is
-// involved, so `$ARG1$` holding `a; rm -rf /` is just text — and a command
-// string that then needs a shell still goes by the check's `shell` option.
+// before the command is split into words, as Nagios does: a value holding
+// shell syntax (`a; id`) makes the command need a shell, and the check's
+// `shell` option decides (with "auto", /bin/sh runs it, as in Nagios). An
+// argv-array command keeps each expanded element one word.
 //
 // One pass over the string: each `$` looks ahead only over name characters,
 // and expanded values are never scanned again (a value holding `$ARG2$`
