@@ -31,7 +31,7 @@ function fleet(s: FakeSource, metrics?: Record<string, unknown>): void {
 }
 
 describe('metrics options', () => {
-  it('one check with five perfdata items makes 32 samples: 10 noshell_check_*, 22 perfdata (README)', () => {
+  it('one check with five perfdata items makes 32 samples: 10 noshell_check_*, 22 perfdata (docs/metrics.md)', () => {
     const samples = parseExposition(formatMetrics(bigSource(1))).filter(perCheck);
     expect(samples.length).toBe(32);
     expect(samples.filter((s) => !isPerf(s)).length).toBe(10);

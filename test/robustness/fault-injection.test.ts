@@ -2,7 +2,7 @@
 // (test/fault/*.mjs over dist/), so limits apply only there and a crash or
 // abort is seen as its exit status. A scenario checks what it can itself and
 // prints one JSON summary; here we assert the typed errors and results the
-// README documents, that the process survived (exit 0), and that fds,
+// docs/development.md documents, that the process survived (exit 0), and that fds,
 // threads and children came back to its baseline and a later spawn worked.
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

@@ -31,7 +31,7 @@ it('memory that settles once, late, then stays level passes (a fresh-clone CI ru
 });
 
 it('a steady leak fails in every form: first to last third and each step grow alike', () => {
-  // 300 bytes per operation kept off the V8 heap: 75.2 → 78.6 → 82.3 MiB by thirds (README, Soak).
+  // 300 bytes per operation kept off the V8 heap: 75.2 → 78.6 → 82.3 MiB by thirds (docs/development.md, Soak).
   const leak = Array.from({ length: 13 }, (_, k) => 74.6 + (k * 8.6) / 12);
   const s = run(leak);
   expect(s.growth.rssOutsideYoungPct).toBeGreaterThan(5);

@@ -15,7 +15,7 @@ const SOAK = path.resolve(__dirname, '..', '..', 'scripts', 'soak.mjs');
 // outside the young generation; test/robustness/soak-verdict.test.ts checks it). In healthy runs on 20, 22, 24 and 26 the floors grew by at
 // most 3.1 % (RSS) and 4.0 % (heap used); a leak of 300 bytes per operation
 // off the V8 heap makes RSS grow 8.6-9.4 %, in Buffers 19-20 % (heap used
-// 35-41 %): README, Soak.
+// 35-41 %): docs/development.md, Soak.
 const WARMUP = 20_000;
 const OPS = 30_000;
 const MAX_RSS_GROWTH = 5;
