@@ -4,6 +4,7 @@ import { NativeCapture, NativeStdio } from '../binding/binding';
 import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
 import { ExecError } from './errors';
 import { describe, normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
+import { traceExit, traceStart } from './diagnostics';
 import { execOnExecutor, executorAvailable, type ExecOutcome } from './executor';
 import { spawnNormalized, type CaptureRequest } from './spawn';
 import type { ExitStatus } from './status';
@@ -149,6 +150,25 @@ export function exec(command: string | readonly string[], options?: ExecOptions)
   }
 }
 
+/** The executor path, with its diagnostics messages: the start as it is queued (no pid yet), the exit with the status. */
+async function runOnExecutor(
+  opts: NormalizedSpawn, capture: number, maxBuffer: number, input: string | Uint8Array | undefined, ref: boolean,
+): Promise<ExecOutcome> {
+  const traced = traceStart(opts, 'executor', null);
+  let outcome: ExecOutcome;
+  try {
+    outcome = await execOnExecutor({
+      opts, capture, maxBuffer, ref,
+      input: input === undefined ? null : typeof input === 'string' ? Buffer.from(input, 'utf8') : input,
+    });
+  } catch (e) {
+    traceExit(traced, null, e instanceof Error ? e : new Error(String(e)));
+    throw e;
+  }
+  traceExit(traced, outcome.status);
+  return outcome;
+}
+
 /**
  * @internal Shared by exec, execFile and runCheck. `truncate`: past
  * maxBuffer the output is cut and the child left running (checks), instead
@@ -195,10 +215,7 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   const ref = o.ref !== false;
   const outcome = loopOnly || !executorAvailable()
     ? await runOnLoop(spawnOpts, capture, maxBuffer, input, truncate, ref)
-    : await execOnExecutor({
-      opts: spawnOpts, capture, maxBuffer, ref,
-      input: input === undefined ? null : typeof input === 'string' ? Buffer.from(input, 'utf8') : input,
-    });
+    : await runOnExecutor(spawnOpts, capture, maxBuffer, input, ref);
   const { status, overflowed } = outcome;
   const exceeded = overflowed === 0 ? null : overflowed & 1 ? 'stdout' : 'stderr';
 

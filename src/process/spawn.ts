@@ -2,6 +2,7 @@ import { binding, type NativeOverflowCallback } from '../binding/binding';
 import { SpawnError } from './errors';
 import { normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
 import { Subprocess } from './subprocess';
+import { traceExit, traceStart } from './diagnostics';
 
 /** Throws the AbortSignal's reason when it has already fired. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
@@ -34,9 +35,12 @@ export function spawnNormalized(opts: NormalizedSpawn, capture?: CaptureRequest)
     opts.groups,
   );
   if (watch === undefined) {
-    throw new SpawnError(out[0], binding.steps[out[1]] ?? 'spawn', opts.file, opts.argv.slice(1), opts.cwd ?? undefined);
+    const error = new SpawnError(out[0], binding.steps[out[1]] ?? 'spawn', opts.file, opts.argv.slice(1), opts.cwd ?? undefined);
+    traceExit(traceStart(opts, 'loop', null), null, error);
+    throw error;
   }
   child = new Subprocess(opts, out, watch, started);
+  child._traced = traceStart(opts, 'loop', child.pid);
   return child;
 }
 

@@ -6,6 +6,7 @@ import { binding, type NativeWatch } from '../binding/binding';
 import type { NormalizedSpawn, Signal } from './options';
 import { errnoName } from './errors';
 import { signalName, signalNumber, type ExitStatus } from './status';
+import { NOT_TRACED, traceExit, type Traced } from './diagnostics';
 
 const ESRCH = 3;
 
@@ -169,6 +170,8 @@ export class Subprocess {
 
   /** @internal popen: the caller reads at its own pace and closes; keep unread output. */
   _keepUnread = false;
+  /** @internal This child's diagnostics_channel messages (diagnostics.ts). */
+  _traced: Traced = NOT_TRACED;
 
   /** @internal Output read natively (exec, runCheck), set just before exited resolves. */
   _captured: { stdout: string | Buffer | undefined; stderr: string | Buffer | undefined; overflowed: number } | undefined;
@@ -189,6 +192,7 @@ export class Subprocess {
     };
     // Reaped: from here on nothing may signal this pid.
     this.#status = status;
+    traceExit(this._traced, status);
     this._captured = { stdout, stderr, overflowed };
     clearTimeout(this.#timer);
     clearTimeout(this.#forceTimer);
