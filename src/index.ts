@@ -5,6 +5,7 @@
 // tinybench.
 export { spawn } from './process/spawn';
 export { Subprocess } from './process/subprocess';
+export type { LinesOf } from './process/stream-lines';
 export { exec, execFile } from './process/exec';
 export type { ExecOptions, ExecOptionsBuffer, ExecOptionsUtf8, ExecResult } from './process/exec';
 export { executorStats } from './process/executor';

@@ -7,6 +7,7 @@ import type { NormalizedSpawn, Signal } from './options';
 import { errnoName } from './errors';
 import { signalName, signalNumber, type ExitStatus } from './status';
 import { NOT_TRACED, traceExit, type Traced } from './diagnostics';
+import { interleavedLines, streamLines, type LinesOf } from './stream-lines';
 
 const ESRCH = 3;
 
@@ -81,6 +82,22 @@ export class Subprocess {
       };
       signal.addEventListener('abort', this.#onAbort, { once: true });
     }
+  }
+
+  /**
+   * The lines of the child's stdout (default), its stderr, or both as they
+   * arrive, without their line ends. The stream must be a pipe. Breaking out
+   * of the loop stops reading; the child runs on until it exits.
+   */
+  lines(of: LinesOf = 'stdout'): AsyncIterable<string> {
+    const need = (s: Readable | null, name: string): Readable => {
+      if (s === null) throw new TypeError(`lines('${of}'): ${name} is not a pipe (spawn with ${name}: 'pipe')`);
+      return s;
+    };
+    if (of === 'stdout') return streamLines(need(this.stdout, 'stdout'));
+    if (of === 'stderr') return streamLines(need(this.stderr, 'stderr'));
+    if (of === 'both') return interleavedLines(need(this.stdout, 'stdout'), need(this.stderr, 'stderr'));
+    throw new TypeError(`lines: which output must be 'stdout', 'stderr' or 'both', got ${JSON.stringify(of)}`);
   }
 
   /** The exit status once the child has exited, else null. */
