@@ -150,23 +150,34 @@ export function exec(command: string | readonly string[], options?: ExecOptions)
   }
 }
 
-/** The executor path, with its diagnostics messages: the start as it is queued (no pid yet), the exit with the status. */
-async function runOnExecutor(
+/**
+ * The executor path, with its diagnostics messages: the start as it is queued
+ * (no pid yet), the exit with the status. Untraced (no subscriber), the
+ * executor's promise is handed back as it is: nothing more per exec.
+ */
+function runOnExecutor(
   opts: NormalizedSpawn, capture: number, maxBuffer: number, input: string | Uint8Array | undefined, ref: boolean,
 ): Promise<ExecOutcome> {
+  const request = {
+    opts, capture, maxBuffer, ref,
+    input: input === undefined ? null : typeof input === 'string' ? Buffer.from(input, 'utf8') : input,
+  };
   const traced = traceStart(opts, 'executor', null);
-  let outcome: ExecOutcome;
-  try {
-    outcome = await execOnExecutor({
-      opts, capture, maxBuffer, ref,
-      input: input === undefined ? null : typeof input === 'string' ? Buffer.from(input, 'utf8') : input,
-    });
-  } catch (e) {
+  if (traced.id === 0) return execOnExecutor(request);
+  const failed = (e: unknown): never => {
     traceExit(traced, null, e instanceof Error ? e : new Error(String(e)));
     throw e;
+  };
+  let outcome: Promise<ExecOutcome>;
+  try {
+    outcome = execOnExecutor(request);
+  } catch (e) {
+    return failed(e);
   }
-  traceExit(traced, outcome.status);
-  return outcome;
+  return outcome.then((o) => {
+    traceExit(traced, o.status);
+    return o;
+  }, failed);
 }
 
 /**
