@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -36,6 +37,8 @@ typedef struct {
   const char* search;
   const int* src;
   int err_fd;          /* fork: CLOEXEC pipe for {errno, step}; else -1 */
+  int cgroup_fd;       /* cgroup.procs to move into, or -1 */
+  pid_t parent;        /* our pid: the child's getppid() while we live */
   volatile int err;    /* clone: written by the child, read after it execs */
   volatile int step;
 } child_ctx_t;
@@ -152,6 +155,44 @@ NO_SANITIZE static void set_credentials(child_ctx_t* ctx) {
     child_fail(ctx, NOSHELL_STEP_SETUID);
 }
 
+/* Resource limits, as prlimit64 takes them on every architecture (rlim_t is
+ * 32 bits on some). Set before the credential switch, which may take the
+ * right to raise a hard limit away. */
+typedef struct {
+  unsigned long long cur;
+  unsigned long long max;
+} child_rlimit64_t;
+
+NO_SANITIZE static void set_rlimits(child_ctx_t* ctx) {
+  const noshell_spawn_t* req = ctx->req;
+  size_t i;
+  for (i = 0; i < req->nrlimits; i++) {
+    const noshell_rlimit_t* l = &req->rlimits[i];
+    child_rlimit64_t rl;
+    if ((l->soft == NOSHELL_RLIM_KEEP || l->hard == NOSHELL_RLIM_KEEP) &&
+        syscall(SYS_prlimit64, 0, l->resource, NULL, &rl) != 0)
+      child_fail(ctx, NOSHELL_STEP_SETRLIMIT);
+    if (l->soft != NOSHELL_RLIM_KEEP) rl.cur = l->soft;
+    if (l->hard != NOSHELL_RLIM_KEEP) rl.max = l->hard;
+    if (syscall(SYS_prlimit64, 0, l->resource, &rl, NULL) != 0)
+      child_fail(ctx, NOSHELL_STEP_SETRLIMIT);
+  }
+}
+
+/* PR_SET_PDEATHSIG: after the credential switch (which clears it). The
+ * "parent" is the thread that cloned us; if the whole process died before
+ * the prctl, we were reparented already and no signal would ever come:
+ * getppid() tells. */
+NO_SANITIZE static void set_death_signal(child_ctx_t* ctx) {
+  if (syscall(SYS_prctl, PR_SET_PDEATHSIG, (unsigned long) ctx->req->death_signal, 0UL,
+              0UL, 0UL) != 0)
+    child_fail(ctx, NOSHELL_STEP_PDEATHSIG);
+  if ((pid_t) syscall(SYS_getppid) != ctx->parent) {
+    errno = ESRCH;
+    child_fail(ctx, NOSHELL_STEP_PDEATHSIG);
+  }
+}
+
 /* execvp() as the child's (new) credentials see the PATH: skip entries where
  * the program is missing, remember EACCES, stop at any other error; never
  * fall back to /bin/sh on ENOEXEC. */
@@ -200,8 +241,22 @@ NO_SANITIZE static int child_main(void* arg) {
   /* Before any signal is unblocked (child-signals.c). */
   noshell_child_reset_signals();
 
-  if ((req->flags & NOSHELL_NEW_PGROUP) && syscall(SYS_setpgid, 0, 0) != 0)
+  if (req->flags & NOSHELL_NEW_SESSION) {
+    /* Leads its session and its group: no setpgid (a leader may not). */
+    if (syscall(SYS_setsid) < 0) child_fail(ctx, NOSHELL_STEP_SETSID);
+  } else if ((req->flags & NOSHELL_NEW_PGROUP) && syscall(SYS_setpgid, 0, 0) != 0) {
     child_fail(ctx, NOSHELL_STEP_SETPGID);
+  }
+
+  /* Into the cgroup first: whatever the child does from here on is
+   * accounted there (and limited by it). "0" is the writer itself. */
+  if (ctx->cgroup_fd >= 0) {
+    long n;
+    do
+      n = syscall(SYS_write, ctx->cgroup_fd, "0", 1);
+    while (n < 0 && errno == EINTR);
+    if (n != 1) child_fail(ctx, NOSHELL_STEP_CGROUP);
+  }
 
   for (i = 0; i < 3; i++) {
     if (ctx->src[i] == i) {
@@ -218,6 +273,14 @@ NO_SANITIZE static int child_main(void* arg) {
   if (req->cwd != NULL && syscall(SYS_chdir, req->cwd) != 0)
     child_fail(ctx, NOSHELL_STEP_CHDIR);
 
+  if (req->nrlimits > 0) set_rlimits(ctx);
+
+  /* Before the switch too: a lower nice than ours needs the privilege the
+   * switch drops. The SCHED_OTHER reset below keeps it. */
+  if ((req->flags & NOSHELL_SET_NICE) &&
+      syscall(SYS_setpriority, PRIO_PROCESS, 0, req->nice) != 0)
+    child_fail(ctx, NOSHELL_STEP_SETPRIORITY);
+
   if (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID)) set_credentials(ctx);
 
   if (req->flags & NOSHELL_RESET_SCHED) {
@@ -226,6 +289,8 @@ NO_SANITIZE static int child_main(void* arg) {
     memset(&sp, 0, sizeof(sp));
     syscall(SYS_sched_setscheduler, 0, SCHED_OTHER, &sp);
   }
+
+  if (req->flags & NOSHELL_DIE_WITH_PARENT) set_death_signal(ctx);
 
   sigemptyset(&none);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, NULL, NSIG / 8);
@@ -245,7 +310,7 @@ static void reap(pid_t pid) {
 
 int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
                         const char* search, const stdio_plan_t* plan,
-                        noshell_child_t* child, int use_fork) {
+                        int cgroup_fd, noshell_child_t* child, int use_fork) {
   /* CLONE_VFORK suspends us until the child execs or exits, so the child can
    * run on a stack carved out of this frame (as musl's posix_spawn does). */
   char stack[CHILD_STACK_SIZE] __attribute__((aligned(16)));
@@ -260,6 +325,8 @@ int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
   ctx.search = search;
   ctx.src = plan->src;
   ctx.err_fd = -1;
+  ctx.cgroup_fd = cgroup_fd;
+  ctx.parent = (req->flags & NOSHELL_DIE_WITH_PARENT) ? getpid() : 0;
   ctx.err = 0;
   ctx.step = NOSHELL_STEP_NONE;
 

@@ -75,9 +75,10 @@ int noshell_plan_stdio(const noshell_spawn_t* req, noshell_child_t* child,
 
 /* clone(CLONE_VM|CLONE_VFORK), or fork() when use_fork is set. path NULL:
  * the child searches `search` for req->file itself (after changing its
- * credentials). */
+ * credentials). cgroup_fd: an open cgroup.procs the child moves itself
+ * into, or -1. */
 int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
                         const char* search, const stdio_plan_t* plan,
-                        noshell_child_t* child, int use_fork);
+                        int cgroup_fd, noshell_child_t* child, int use_fork);
 
 #endif /* NOSHELL_SPAWN_INTERNAL_H_ */

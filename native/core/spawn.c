@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,7 +24,8 @@ extern char** environ;
 static const char* const step_names[NOSHELL_STEP_COUNT] = {
   "none", "validate", "resolve", "stdio", "pipe2", "open /dev/null",
   "posix_spawnattr", "spawn", "setpgid", "dup2", "chdir", "setgroups",
-  "setgid", "setuid", "execve", "capture"
+  "setgid", "setuid", "execve", "capture", "setsid", "cgroup", "setrlimit",
+  "setpriority", "pdeathsig"
 };
 
 unsigned noshell_forced = 0;
@@ -110,7 +112,9 @@ static int spawn_posix(const noshell_spawn_t* req, const char* path,
    * glibc's spawn child then sets those to SIG_IGN, which execve() keeps.
    * Every bit set gets all of them back to SIG_DFL. */
   memset(&all, 0xff, sizeof(all));
-  if (req->flags & NOSHELL_NEW_PGROUP) flags |= POSIX_SPAWN_SETPGROUP;
+  /* A session leader leads its own group already (and may not setpgid). */
+  if (req->flags & NOSHELL_NEW_SESSION) flags |= POSIX_SPAWN_SETSID;
+  else if (req->flags & NOSHELL_NEW_PGROUP) flags |= POSIX_SPAWN_SETPGROUP;
   if (req->flags & NOSHELL_RESET_SCHED) flags |= POSIX_SPAWN_SETSCHEDULER;
 
   err = posix_spawnattr_init(&attr);
@@ -169,6 +173,51 @@ done:
   return err;
 }
 
+/* What glibc's posix_spawn has no attribute for. */
+#define POSIX_SPAWN_CANNOT                                                  \
+  (NOSHELL_SET_UID | NOSHELL_SET_GID | NOSHELL_DIE_WITH_PARENT |            \
+   NOSHELL_SET_NICE | NOSHELL_SET_CGROUP)
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/* <dir>/cgroup.procs, opened here with our credentials (the kernel checks a
+ * move against the opener's): the child writes "0" to it, moving itself
+ * before anything else it does. ENOTSUP when dir is not on cgroup2 (a v1
+ * hierarchy, or no cgroup at all). Never one of 0-2, which the child's
+ * stdio plan may name as inherited. */
+static int open_cgroup_procs(const char* dir, int* out) {
+  char path[PATH_MAX];
+  struct statfs sf;
+  struct stat st;
+  size_t len = strlen(dir);
+  int fd;
+  if (len == 0 || len + sizeof("/cgroup.procs") > sizeof(path)) return ENAMETOOLONG;
+  memcpy(path, dir, len);
+  memcpy(path + len, "/cgroup.procs", sizeof("/cgroup.procs"));
+  fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    int err = errno;
+    /* A missing cgroup.procs in a directory that exists: not a cgroup. */
+    if (err == ENOENT && noshell_stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return ENOTSUP;
+    return err;
+  }
+  if (fstatfs(fd, &sf) != 0 || (unsigned long) sf.f_type != CGROUP2_SUPER_MAGIC) {
+    close(fd);
+    return ENOTSUP;
+  }
+  if (fd < 3) {
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int err = errno;
+    close(fd);
+    if (moved < 0) return err;
+    fd = moved;
+  }
+  *out = fd;
+  return 0;
+}
+
 static void close_fd(int fd) {
   /* close() must not be retried on EINTR on Linux: the fd is gone either way. */
   if (fd >= 0) close(fd);
@@ -179,6 +228,7 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
   stdio_plan_t plan;
   noshell_method_t method = req->method;
   const char* search;
+  int cgroup_fd = -1;
   int err;
   int i;
 
@@ -202,7 +252,7 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
      * directory on any glibc. 'posix_spawn' by name stays glibc's. */
     method = NOSHELL_METHOD_VFORK;
   } else if (method == NOSHELL_METHOD_POSIX_SPAWN &&
-             (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID))) {
+             ((req->flags & POSIX_SPAWN_CANNOT) || req->nrlimits > 0)) {
     child->step = NOSHELL_STEP_VALIDATE;
     return ENOTSUP;
   } else if (method < NOSHELL_METHOD_AUTO || method > NOSHELL_METHOD_FORK) {
@@ -232,13 +282,18 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
   }
 
   err = noshell_plan_stdio(req, child, &plan);
+  if (err == 0 && (req->flags & NOSHELL_SET_CGROUP)) {
+    err = req->cgroup != NULL ? open_cgroup_procs(req->cgroup, &cgroup_fd) : EINVAL;
+    if (err != 0) child->step = NOSHELL_STEP_CGROUP;
+  }
   if (err == 0) {
     if (method == NOSHELL_METHOD_POSIX_SPAWN)
       err = spawn_posix(req, path, &plan, child);
     else
       err = noshell_spawn_clone(req, path[0] != '\0' ? path : NULL, search,
-                                &plan, child, method == NOSHELL_METHOD_FORK);
+                                &plan, cgroup_fd, child, method == NOSHELL_METHOD_FORK);
   }
+  close_fd(cgroup_fd);
 
   /* plan.devnull is the shared one: it stays open. */
   for (i = 0; i < plan.nclose; i++) close_fd(plan.close_after[i]);

@@ -39,9 +39,26 @@ enum {
   NOSHELL_SET_UID = 2,
   NOSHELL_SET_GID = 4,
   NOSHELL_SET_GROUPS = 8, /* groups/ngroups were given (even an empty list) */
-  NOSHELL_RESET_SCHED = 16 /* the child runs SCHED_OTHER whatever the spawning
-                            * thread runs (the executor runs SCHED_BATCH) */
+  NOSHELL_RESET_SCHED = 16, /* the child runs SCHED_OTHER whatever the spawning
+                             * thread runs (the executor runs SCHED_BATCH) */
+  NOSHELL_NEW_SESSION = 32,  /* setsid(): a new session, led by the child (and
+                              * so a new process group, whatever NEW_PGROUP) */
+  NOSHELL_DIE_WITH_PARENT = 64, /* PR_SET_PDEATHSIG(death_signal), set after the
+                                 * credential switch; clone/fork only */
+  NOSHELL_SET_NICE = 128,    /* setpriority(nice); clone/fork only */
+  NOSHELL_SET_CGROUP = 256   /* move into the cgroup v2 directory `cgroup`
+                              * before execve; clone/fork only */
 };
+
+/* One resource limit for the child (setrlimit before execve; clone/fork
+ * only). NOSHELL_RLIM_KEEP keeps the value the child inherits. */
+#define NOSHELL_RLIM_INFINITY (~(unsigned long long) 0)
+#define NOSHELL_RLIM_KEEP (~(unsigned long long) 0 - 1)
+typedef struct {
+  int resource;              /* RLIMIT_* */
+  unsigned long long soft;
+  unsigned long long hard;
+} noshell_rlimit_t;
 
 /* Steps that can fail; noshell_step_name() gives their names. */
 typedef enum {
@@ -61,6 +78,11 @@ typedef enum {
   NOSHELL_STEP_SETUID,
   NOSHELL_STEP_EXEC,
   NOSHELL_STEP_CAPTURE,  /* (glue) the output capture or exit watch could not start */
+  NOSHELL_STEP_SETSID,
+  NOSHELL_STEP_CGROUP,   /* opening <cgroup>/cgroup.procs, or the move */
+  NOSHELL_STEP_SETRLIMIT,
+  NOSHELL_STEP_SETPRIORITY,
+  NOSHELL_STEP_PDEATHSIG, /* prctl, or the parent already gone */
   NOSHELL_STEP_COUNT
 } noshell_step_t;
 
@@ -80,6 +102,11 @@ typedef struct {
   const gid_t* groups;       /* supplementary groups with SET_GID (ngroups may be 0) */
   size_t ngroups;
   noshell_method_t method;
+  int death_signal;          /* with DIE_WITH_PARENT */
+  int nice;                  /* with SET_NICE: -20..19 */
+  const char* cgroup;        /* with SET_CGROUP: a cgroup v2 directory */
+  const noshell_rlimit_t* rlimits;
+  size_t nrlimits;
 } noshell_spawn_t;
 
 typedef struct {

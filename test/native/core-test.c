@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -206,6 +209,190 @@ static void test_signals_many_groups(void) {
   CHECK(setgroups((size_t) n, saved) == 0, "groups restored");
 }
 
+/* Runs argv with req's settings, stdout+stderr piped; returns the wait
+ * status (-1: spawn failed, *err says why). */
+static int run_output(noshell_spawn_t* req, char* buf, size_t len, int* err) {
+  noshell_child_t child;
+  int status;
+  buf[0] = '\0';
+  *err = noshell_spawn(req, &child);
+  if (*err != 0) return -1;
+  read_all(child.fds[1], buf, len);
+  close(child.fds[1]);
+  status = wait_status(child.pid);
+  return status;
+}
+
+/* The child's own /proc/self/stat: pid, pgrp and session (fields 1, 5, 6). */
+static void test_session(noshell_method_t method) {
+  char* cat[] = {"/bin/cat", "/proc/self/stat", NULL};
+  noshell_spawn_t req;
+  char buf[1024];
+  int err, pid = 0, pgrp = -1, sid = -2;
+  init(&req, method, cat);
+  req.flags = NOSHELL_NEW_SESSION | NOSHELL_NEW_PGROUP;
+  run_output(&req, buf, sizeof(buf), &err);
+  CHECK(err == 0, "method %d: setsid spawn: %s", method, strerror(err));
+  {
+    char* close_paren = strrchr(buf, ')');
+    if (close_paren != NULL) sscanf(close_paren + 2, "%*c %*d %d %d", &pgrp, &sid);
+    sscanf(buf, "%d", &pid);
+  }
+  CHECK(pid > 0 && pgrp == pid && sid == pid, "method %d: pid %d pgrp %d sid %d", method, pid, pgrp, sid);
+}
+
+static void test_limits(noshell_method_t method, int can_see_errors) {
+  char* sh[] = {"/bin/sh", "-c", "ulimit -S -n; ulimit -H -n; ulimit -S -c; nice", NULL};
+  noshell_rlimit_t lim[2] = {{RLIMIT_NOFILE, 17, 19}, {RLIMIT_CORE, 0, NOSHELL_RLIM_KEEP}};
+  noshell_spawn_t req;
+  struct rlimit ours;
+  char buf[1024], want[128];
+  int err, status;
+  init(&req, method, sh);
+  req.rlimits = lim;
+  req.nrlimits = 2;
+  req.flags |= NOSHELL_SET_NICE;
+  req.nice = 7;
+  status = run_output(&req, buf, sizeof(buf), &err);
+  CHECK(err == 0 && status == 0, "method %d: limits spawn: %s", method, strerror(err));
+  CHECK(strcmp(buf, "17\n19\n0\n7\n") == 0, "method %d: limits seen %s", method, buf);
+
+  /* Hard kept: the soft one alone changes. */
+  getrlimit(RLIMIT_NOFILE, &ours);
+  lim[0].soft = 33;
+  lim[0].hard = NOSHELL_RLIM_KEEP;
+  req.flags &= ~(unsigned) NOSHELL_SET_NICE;
+  run_output(&req, buf, sizeof(buf), &err);
+  if (ours.rlim_max == RLIM_INFINITY)
+    snprintf(want, sizeof(want), "33\nunlimited\n0\n0\n");
+  else
+    snprintf(want, sizeof(want), "33\n%llu\n0\n0\n", (unsigned long long) ours.rlim_max);
+  CHECK(err == 0 && strcmp(buf, want) == 0, "method %d: hard kept: %s", method, buf);
+
+  if (can_see_errors) {
+    /* soft above hard: the kernel refuses; nothing runs. */
+    lim[0].soft = 20;
+    lim[0].hard = 10;
+    run_output(&req, buf, sizeof(buf), &err);
+    CHECK(err == EINVAL, "method %d: soft > hard: %s", method, strerror(err));
+    lim[0].hard = 20;
+    req.flags |= NOSHELL_SET_NICE;
+    req.nice = -5;
+    if (geteuid() != 0) {
+      run_output(&req, buf, sizeof(buf), &err);
+      CHECK(err == EACCES || err == EPERM, "method %d: nice -5 unprivileged: %s", method, strerror(err));
+    } else {
+      /* As nobody the lower nice is still set (before the switch). */
+      req.flags |= NOSHELL_SET_UID | NOSHELL_SET_GID;
+      req.uid = req.gid = 65534;
+      run_output(&req, buf, sizeof(buf), &err);
+      CHECK(err == 0 && strstr(buf, "\n-5\n") != NULL, "method %d: nice -5 as nobody: %s %s", method,
+            strerror(err), buf);
+    }
+  }
+}
+
+/* The creating thread ends: the child gets its death signal. */
+typedef struct {
+  noshell_method_t method;
+  pid_t pid;
+  int err;
+} death_arg_t;
+
+static void* spawn_sleeper(void* p) {
+  death_arg_t* a = (death_arg_t*) p;
+  char* sleep30[] = {"/bin/sleep", "30", NULL};
+  noshell_spawn_t req;
+  noshell_child_t child;
+  init(&req, a->method, sleep30);
+  req.stdio[1].kind = req.stdio[2].kind = NOSHELL_STDIO_IGNORE;
+  req.flags |= NOSHELL_DIE_WITH_PARENT | NOSHELL_SET_UID | NOSHELL_SET_GID;
+  /* As another user: the switch clears the death signal, which must be set after it. */
+  req.uid = req.gid = geteuid() == 0 ? 65534 : geteuid();
+  if (geteuid() != 0) req.flags &= ~(unsigned) (NOSHELL_SET_UID | NOSHELL_SET_GID);
+  req.death_signal = SIGKILL;
+  a->err = noshell_spawn(&req, &child);
+  a->pid = child.pid;
+  return NULL;
+}
+
+static void test_death_signal(noshell_method_t method) {
+  death_arg_t a = {method, -1, 0};
+  pthread_t t;
+  int status = -1, i;
+  pid_t r = 0;
+  CHECK(pthread_create(&t, NULL, spawn_sleeper, &a) == 0, "thread");
+  pthread_join(t, NULL);
+  CHECK(a.err == 0, "method %d: spawn: %s", method, strerror(a.err));
+  if (a.err != 0) return;
+  for (i = 0; i < 500 && r == 0; i++) {
+    r = waitpid(a.pid, &status, WNOHANG);
+    if (r == 0) usleep(10000);
+  }
+  if (r == 0) {
+    kill(a.pid, SIGKILL);
+    wait_status(a.pid);
+  }
+  CHECK(r == a.pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+        "method %d: child of an ended thread: r %d status %x", method, (int) r, status);
+}
+
+/* A cgroup v2 directory made for the test (root, cgroup2 mounted at
+ * /sys/fs/cgroup or its unified/ of a hybrid layout), else only the errors. */
+static void test_cgroup(noshell_method_t method, int can_see_errors) {
+  static const char* const roots[] = {"/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
+  char* cat[] = {"/bin/cat", "/proc/self/cgroup", NULL};
+  noshell_spawn_t req;
+  char dir[256], buf[4096], want[300];
+  int err, status;
+  size_t i;
+  init(&req, method, cat);
+  req.flags |= NOSHELL_SET_CGROUP;
+  if (can_see_errors) {
+    req.cgroup = "/tmp";
+    run_output(&req, buf, sizeof(buf), &err);
+    CHECK(err == ENOTSUP, "method %d: not a cgroup: %s", method, strerror(err));
+    req.cgroup = "/nonexistent/cgroup";
+    run_output(&req, buf, sizeof(buf), &err);
+    CHECK(err == ENOENT, "method %d: no such cgroup: %s", method, strerror(err));
+  }
+  if (geteuid() != 0) return;
+  for (i = 0; i < 2; i++) {
+    snprintf(dir, sizeof(dir), "%s/noshell-core-%d", roots[i], (int) getpid());
+    if (mkdir(dir, 0755) == 0) break;
+  }
+  if (i == 2) {
+    fprintf(stderr, "skipped: no writable cgroup v2 here (%s)\n", strerror(errno));
+    return;
+  }
+  req.cgroup = dir;
+  status = run_output(&req, buf, sizeof(buf), &err);
+  snprintf(want, sizeof(want), "0::/noshell-core-%d\n", (int) getpid());
+  CHECK(err == 0 && status == 0 && strstr(buf, want) != NULL, "method %d: cgroup: %s %s", method,
+        strerror(err), buf);
+  CHECK(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
+}
+
+static void test_posix_spawn_refuses(void) {
+  char* argv[] = {"/bin/true", NULL};
+  noshell_rlimit_t lim = {RLIMIT_NOFILE, 17, 19};
+  unsigned refused[] = {NOSHELL_SET_NICE, NOSHELL_DIE_WITH_PARENT, NOSHELL_SET_CGROUP, 0};
+  noshell_spawn_t req;
+  noshell_child_t child;
+  int i, err;
+  for (i = 0; i < 4; i++) {
+    init(&req, NOSHELL_METHOD_POSIX_SPAWN, argv);
+    req.flags |= refused[i];
+    req.cgroup = "/tmp";
+    if (i == 3) {
+      req.rlimits = &lim;
+      req.nrlimits = 1;
+    }
+    err = noshell_spawn(&req, &child);
+    CHECK(err == ENOTSUP && child.step == NOSHELL_STEP_VALIDATE, "posix_spawn refuses %d: %d", i, err);
+  }
+}
+
 /* --signals STATUS: only the signal tests, the child's status read at
  * STATUS (run by native.test.ts with /proc hidden or faked). */
 static int signals_only(char* path) {
@@ -249,6 +436,16 @@ int main(int argc, char** argv) {
     test_credentials(NOSHELL_METHOD_VFORK, !under_valgrind);
     test_credentials(NOSHELL_METHOD_FORK, 1);
   }
+  test_session(NOSHELL_METHOD_VFORK);
+  test_session(NOSHELL_METHOD_FORK);
+  test_session(NOSHELL_METHOD_POSIX_SPAWN);
+  test_limits(NOSHELL_METHOD_VFORK, !under_valgrind);
+  test_limits(NOSHELL_METHOD_FORK, 1);
+  test_death_signal(NOSHELL_METHOD_VFORK);
+  test_death_signal(NOSHELL_METHOD_FORK);
+  test_cgroup(NOSHELL_METHOD_VFORK, !under_valgrind);
+  test_cgroup(NOSHELL_METHOD_FORK, 1);
+  test_posix_spawn_refuses();
   noshell_forced = NOSHELL_FALLBACK_CLOSE_RANGE;
   test_method(NOSHELL_METHOD_VFORK, !under_valgrind);
   test_method(NOSHELL_METHOD_FORK, 1);
