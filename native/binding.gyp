@@ -25,6 +25,7 @@
         "metrics/scrape-number.c",
         "napi/scrape-lines-addon.cc",
         "napi/malloc-tune.cc",
+        "napi/child-setup.cc",
         "napi/addon.cc"
       ],
       "include_dirs": [

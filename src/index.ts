@@ -17,6 +17,7 @@ export type { ParsedCommand } from './command/parse-command';
 export type { ShellOption } from './command/shell-option';
 export { SpawnError, ExecError, ShellSyntaxError } from './process/errors';
 export type { SpawnOptions, StdioOption, SpawnMethod, Signal } from './process/options';
+export type { Rlimits, RlimitName, RlimitValue, RlimitAmount } from './process/limits';
 export type { ExitStatus, ResourceUsage } from './process/status';
 export type { ExitMessage, SpawnPath, StartMessage } from './process/diagnostics';
 export * from './check/index';

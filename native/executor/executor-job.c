@@ -357,6 +357,9 @@ uint64_t noshell_job_timers(noshell_executor_t* ex, noshell_job_t* job, uint64_t
 }
 
 void noshell_job_abandon_child(noshell_executor_t* ex, noshell_job_t* job) {
+  /* cleanup: the group gets kill_signal now; the child itself gets its
+   * death signal (SIGKILL) as this thread ends. */
+  if (job->req.flags & NOSHELL_DIE_WITH_PARENT) send_signal(job, job->kill_signal);
   for (int k = 0; k < FD_KINDS; k++) close_fd(ex, job, k);
   if (job->pid <= 0) return;
   int status;

@@ -58,6 +58,8 @@ void noshell_job_free(noshell_job_t* job) {
   free(job->own_search_path);
   free(job->own_cwd);
   free(job->own_groups);
+  free(job->own_rlimits);
+  free(job->own_cgroup);
   free(job->input);
   for (int i = 0; i < 3; i++)
     if (job->own_fds[i] >= 0) close(job->own_fds[i]);

@@ -56,6 +56,8 @@ typedef struct noshell_job {
   char* own_search_path;
   char* own_cwd;
   gid_t* own_groups;
+  noshell_rlimit_t* own_rlimits;
+  char* own_cgroup;
   /* Caller fds for NOSHELL_STDIO_FD, dup'd at submit (the caller may close
    * its own before the spawn happens); closed after the spawn. -1: none. */
   int own_fds[3];
@@ -134,8 +136,9 @@ typedef struct {
 void noshell_executor_stats(noshell_executor_t* ex, noshell_executor_stats_t* st);
 
 /* Stops and joins the thread. Children still running are handed to
- * reap_later (their fds closed, nothing killed: as when Node exits with a
- * child running); queued jobs never start. Every job not yet taken is freed. */
+ * reap_later (their fds closed; nothing killed, as when Node exits with a
+ * child running, unless the job asked for NOSHELL_DIE_WITH_PARENT: then
+ * kill_signal goes to it, its group too); queued jobs never start. Every job not yet taken is freed. */
 void noshell_executor_stop(noshell_executor_t* ex);
 
 #ifdef __cplusplus

@@ -12,6 +12,7 @@
 
 #include <uv.h>
 
+#include "child-setup.h"
 #include "executor-addon.h"
 #include "inherited-env.h"
 #include "js-strings.h"
@@ -36,7 +37,8 @@ bool OptionalString(napi_env env, Napi::Value v, OwnedString* out,
 
 // spawn(file, argv, envp|null, searchPath|null, cwd|null, stdio: Int32Array(6),
 //       flags, uid, gid, method, out: Int32Array(6), capture, maxBuffer,
-//       onExit, onOverflow|undefined, groups: Uint32Array|null)
+//       onExit, onOverflow|undefined, groups: Uint32Array|null,
+//       setup: Float64Array|null, cgroup: string|null)
 //   -> watch id (number) | undefined
 // out receives [errno, step, pid, fd0, fd1, fd2]; errno 0 means started.
 // capture: bit 1 stdout, bit 2 stderr are read natively (their fds in out
@@ -44,7 +46,7 @@ bool OptionalString(napi_env env, Napi::Value v, OwnedString* out,
 // (reads on, drops the rest) instead of stopping and calling onOverflow.
 Napi::Value Spawn(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 16 || !info[0].IsString() || !info[5].IsTypedArray() ||
+  if (info.Length() != 18 || !info[0].IsString() || !info[5].IsTypedArray() ||
       !info[6].IsNumber() || !info[7].IsNumber() || !info[8].IsNumber() ||
       !info[9].IsNumber() || !info[10].IsTypedArray() ||
       !info[11].IsNumber() || !info[12].IsNumber() || !info[13].IsFunction()) {
@@ -116,9 +118,14 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   }
   uint32_t capture = info[11].As<Napi::Number>().Uint32Value();
   double max_buffer = info[12].As<Napi::Number>().DoubleValue();
+  noshell_rlimit_t* rlimits;
+  char* cgroup_copy;
+  if (!LoadChildSetup(env, info[16], info[17], &req, &rlimits, &cgroup_copy)) return Napi::Value();
 
   noshell_child_t child;
   int err = noshell_spawn(&req, &child);
+  free(rlimits);
+  free(cgroup_copy);
   out[0] = err;
   out[1] = child.step;
   out[2] = child.pid;
@@ -208,6 +215,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["execInit"] = Napi::Function::New(env, ExecInit, "execInit");
   exports["execSubmit"] = Napi::Function::New(env, ExecSubmit, "execSubmit");
   exports["execCancel"] = Napi::Function::New(env, ExecCancel, "execCancel");
+  exports["execShutdown"] = Napi::Function::New(env, ExecShutdown, "execShutdown");
   exports["execStats"] = Napi::Function::New(env, ExecStats, "execStats");
   exports["scrapeLines"] = Napi::Function::New(env, ScrapeLines, "scrapeLines");
   exports["mmapThreshold"] = Napi::Function::New(env, MmapThreshold, "mmapThreshold");

@@ -198,6 +198,19 @@ Napi::Value ExecSubmit(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(id));
 }
 
+// execShutdown(): stops this environment's executor threads now (process
+// exit with cleanup children: each thread sends their groups killSignal as
+// it stops, and ends, which delivers their death signal). Later submits
+// throw; the JS side no longer makes them.
+Napi::Value ExecShutdown(const Napi::CallbackInfo& info) {
+  ExecEnv* e = GetExecEnv(info.Env());
+  if (e != nullptr) {
+    for (int i = 0; i < e->nex; i++) noshell_executor_stop(e->ex[i]);
+    e->nex = 0;
+  }
+  return info.Env().Undefined();
+}
+
 // execCancel(id): an abort. Queued: it never starts; running: terminated.
 Napi::Value ExecCancel(const Napi::CallbackInfo& info) {
   ExecEnv* e = GetExecEnv(info.Env());

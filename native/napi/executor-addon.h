@@ -10,6 +10,7 @@ namespace noshell {
 Napi::Value ExecInit(const Napi::CallbackInfo& info);
 Napi::Value ExecSubmit(const Napi::CallbackInfo& info);
 Napi::Value ExecCancel(const Napi::CallbackInfo& info);
+Napi::Value ExecShutdown(const Napi::CallbackInfo& info);
 Napi::Value ExecStats(const Napi::CallbackInfo& info);
 
 }  // namespace noshell

@@ -6,13 +6,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "child-setup.h"
 #include "inherited-env.h"
 #include "js-strings.h"
 
 namespace noshell {
 namespace {
 
-constexpr size_t kArgs = 19;
+constexpr size_t kArgs = 21;
 
 bool OptionalCopy(napi_env env, Napi::Value v, char** out) {
   *out = nullptr;
@@ -150,6 +151,10 @@ int BuildJob(const Napi::CallbackInfo& info, noshell_job_t** out, bool* ref) {
   job->force_kill_after_ms = Millis(NumberOr(info[16], 0));
   job->kill_group = Truthy(env, info[17]) ? 1 : 0;
   *ref = Truthy(env, info[18]);
+  if (!LoadChildSetup(env, info[19], info[20], req, &job->own_rlimits, &job->own_cgroup)) {
+    noshell_job_free(job);
+    return -1;
+  }
   *out = job;
   return 0;
 }

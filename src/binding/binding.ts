@@ -11,7 +11,10 @@ export enum NativeMethod { Auto = 0, PosixSpawn = 1, Vfork = 2, Fork = 3 }
 export enum NativeStdio { Pipe = 0, Ignore = 1, Inherit = 2, Fd = 3, Stdout = 4 }
 
 /** Mirrors the NOSHELL_* flags in native/core/spawn.h. */
-export enum NativeFlag { NewProcessGroup = 1, SetUid = 2, SetGid = 4, SetGroups = 8 }
+export enum NativeFlag {
+  NewProcessGroup = 1, SetUid = 2, SetGid = 4, SetGroups = 8, NewSession = 32, DieWithParent = 64, SetNice = 128,
+  SetCgroup = 256,
+}
 
 /** Called once when the child is reaped and its captured streams ended.
  * exitCode -1 with signal 0: the status was lost (another part of the
@@ -73,6 +76,10 @@ export interface NativeBinding {
     onOverflow: NativeOverflowCallback | undefined,
     /** Supplementary groups (with the SetGid flag); null clears them. */
     groups: Uint32Array | null,
+    /** The child's settings (native/napi/child-setup.h), or null. */
+    setup: Float64Array | null,
+    /** A cgroup v2 directory (with the SetCgroup flag), or null. */
+    cgroup: string | null,
   ): NativeWatch | undefined;
   ref(watch: NativeWatch): void;
   unref(watch: NativeWatch): void;
@@ -106,9 +113,16 @@ export interface NativeBinding {
     cwd: string | null, stdio: Int32Array, flags: number, uid: number, gid: number, method: NativeMethod,
     groups: Uint32Array | null, capture: number, maxBuffer: number, input: Uint8Array | null,
     timeoutMs: number, killSignal: number, forceKillAfterMs: number, killGroup: boolean, ref: boolean,
+    setup: Float64Array | null, cgroup: string | null,
   ): number;
   /** An abort: a queued exec never starts, a running one is terminated. */
   execCancel(id: number): void;
+  /**
+   * Stops this environment's executor threads now (at process exit): their
+   * running cleanup children's groups get killSignal, queued execs never
+   * start, nothing settles. execSubmit must not be called after it.
+   */
+  execShutdown(): void;
   /** [queued, running, busy ms, spawned] of this environment's executor. */
   execStats(): [number, number, number, number];
   /**

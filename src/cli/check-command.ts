@@ -10,10 +10,14 @@ import { badValue, scanOptions, UsageError, valueOf } from './cli-options';
 import { parseDuration } from '../util/duration';
 import { usageOf } from './help';
 import { onStopSignals } from '../daemon/stop-signals';
+import { normalizeCgroup, normalizeNice, parseRlimitsText, type Rlimits } from '../process/limits';
 
 export const checkUsage = usageOf('check');
 
-const OPTIONS = { timeout: 'value', 'timeout-state': 'value', shell: 'value', command: 'value', format: 'value' } as const;
+const OPTIONS = {
+  timeout: 'value', 'timeout-state': 'value', shell: 'value', command: 'value', format: 'value', rlimit: 'value', nice: 'value',
+  cgroup: 'value',
+} as const;
 
 interface CheckArgs {
   command: string | string[];
@@ -21,6 +25,8 @@ interface CheckArgs {
   timeoutState: CheckState;
   shell: ShellOption;
   format: 'text' | 'json';
+  /** The plugin's limits: what a checks file's fields of the same names take. */
+  limits: { rlimits?: Rlimits; nice?: number; cgroup?: string };
 }
 
 const STATE_NAMES = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'];
@@ -74,7 +80,37 @@ export function parseCheckArgs(args: string[]): CheckArgs {
   }
   const format = valueOf(o, 'format') ?? 'text';
   if (format !== 'text' && format !== 'json') throw bad('format', 'text or json', format);
-  return { command: command ?? argv, timeout, timeoutState, shell, format };
+  return { command: command ?? argv, timeout, timeoutState, shell, format, limits: parseLimits(o) };
+}
+
+function parseLimits(o: ReturnType<typeof scanOptions>): CheckArgs['limits'] {
+  const limits: CheckArgs['limits'] = {};
+  const rlimit = valueOf(o, 'rlimit');
+  if (rlimit !== undefined) {
+    try {
+      limits.rlimits = parseRlimitsText(rlimit);
+    } catch (e) {
+      throw bad('rlimit', `NAME=VALUE[,NAME=VALUE…] with VALUE a number, unlimited, SOFT:HARD or a size like 64M (${(e as Error).message})`, rlimit);
+    }
+  }
+  const nice = valueOf(o, 'nice');
+  if (nice !== undefined) {
+    const n = nice.trim() === '' ? NaN : Number(nice);
+    try {
+      limits.nice = normalizeNice(n);
+    } catch {
+      throw bad('nice', 'a whole number from -20 to 19', nice);
+    }
+  }
+  const cgroup = valueOf(o, 'cgroup');
+  if (cgroup !== undefined) {
+    try {
+      limits.cgroup = normalizeCgroup(cgroup);
+    } catch {
+      throw bad('cgroup', 'the absolute path of a cgroup v2 directory', cgroup);
+    }
+  }
+  return limits;
 }
 
 function hint(args: CheckArgs, result: CheckResult): string | null {
@@ -99,8 +135,10 @@ export async function checkCommand(args: string[], out: (s: string) => void, err
   try {
     // The plugin's stdin is /dev/null (runCheck never passes ours on): a
     // plugin in a background group reading the terminal would stop on SIGTTIN.
+    // cleanup: a SIGKILL of ours takes the plugin with it.
     result = await runCheck(parsed.command, {
-      timeout: parsed.timeout, timeoutState: parsed.timeoutState, shell: parsed.shell, signal: ac.signal,
+      timeout: parsed.timeout, timeoutState: parsed.timeoutState, shell: parsed.shell, signal: ac.signal, cleanup: true,
+      ...parsed.limits,
     });
   } catch (e) {
     // An abort before the spawn is thrown rather than reported.

@@ -134,7 +134,9 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   let longestInterval = 0;
   // A checks file's intervals are ms already (its schema reads the units).
   for (const def of config.checks.defs) if (def !== undefined && typeof def.interval === 'number' && def.interval > longestInterval) longestInterval = def.interval;
-  const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency });
+  // cleanup: plugins die with the runner, SIGKILL and OOM kill included
+  // (a check's "cleanup": false in the file keeps its own running).
+  const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency, cleanup: true });
   const applied = new AppliedChecks(runner);
   applied.apply(config.checks);
   const count = config.checks.ids.length;

@@ -27,6 +27,10 @@ function withDefaults(defaults: Defaults, c: CheckData, command: string | string
   const definition: Record<string, unknown> = { id: c.id, command };
   for (const k of Object.keys(defaults)) if (!NOT_OPTIONS.has(k)) definition[k] = (defaults as Record<string, unknown>)[k];
   for (const k of Object.keys(c)) if (!NOT_OPTIONS.has(k)) definition[k] = (c as Record<string, unknown>)[k];
+  // Limits merge by name: a check's { as } adds to the defaults' { nofile, core }.
+  if (defaults.rlimits !== undefined && c.rlimits !== undefined) {
+    definition.rlimits = Object.assign({}, defaults.rlimits, c.rlimits);
+  }
   return definition as unknown as CheckDefinition;
 }
 

@@ -8,6 +8,23 @@ import * as v from 'valibot';
 import { quoteName } from '../util/quote-text';
 import { parseDuration } from '../util/duration';
 import { isUserMacroName, MAX_ARGS } from './macros';
+import { normalizeCgroup, normalizeNice, normalizeRlimits } from '../process/limits';
+
+/** Whether `check` accepts value (its own messages are for the API; the file's say what to write). */
+function accepted(check: (value: unknown) => unknown): (value: unknown) => boolean {
+  return (value) => {
+    try {
+      check(value);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
+const RLIMITS = 'an object of limits like { "nofile": 1024, "as": "512M", "core": 0 } (names as, core, cpu, data, fsize, ' +
+  'locks, memlock, msgqueue, nice, nofile, nproc, rss, rtprio, rttime, sigpending, stack; a value is a whole number, ' +
+  '"unlimited", a size like "64M" for byte limits, or { "soft": …, "hard": … } with soft ≤ hard)';
 
 function isDuration(value: unknown): boolean {
   try {
@@ -73,6 +90,10 @@ const optionFields = {
   killSignal: v.optional(signal),
   user: v.optional(nameOrId),
   group: v.optional(nameOrId),
+  cleanup: v.optional(v.boolean('true or false')),
+  rlimits: v.optional(v.pipe(v.unknown(), v.check(accepted((x) => normalizeRlimits(x)), RLIMITS))),
+  nice: v.optional(v.pipe(v.unknown(), v.check(accepted(normalizeNice), 'a whole number from -20 to 19'))),
+  cgroup: v.optional(v.pipe(v.unknown(), v.check(accepted(normalizeCgroup), 'the absolute path of a cgroup v2 directory'))),
   // false: none of the check's noshell_check_* series; { perfdata: false }: all but its perfdata ones.
   metrics: v.optional(v.union([
     v.boolean(),

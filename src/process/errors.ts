@@ -39,6 +39,18 @@ const explanations: Record<string, string> = {
   EISDIR: 'is a directory',
 };
 
+/** What an errno means at one of the child's setup steps. */
+const stepExplanations: Record<string, string> = {
+  'cgroup:ENOTSUP': 'not a cgroup v2 directory (a cgroup v1 hierarchy, or no cgroup2 mounted there)',
+  'cgroup:EBUSY': 'the cgroup has controllers enabled for its children: cgroup v2 puts processes only in leaves',
+  'cgroup:EACCES': 'permission denied (moving a process needs write access to both cgroups\' cgroup.procs)',
+  'setrlimit:EPERM': 'raising a hard limit needs privilege (CAP_SYS_RESOURCE), and nofile cannot pass fs.nr_open',
+  'setrlimit:EINVAL': 'the soft limit would be above the hard limit',
+  'setpriority:EACCES': 'a nice value below the current one needs privilege (CAP_SYS_NICE)',
+  'setpriority:EPERM': 'a nice value below the current one needs privilege (CAP_SYS_NICE)',
+  'pdeathsig:ESRCH': 'this process was ending while the child started',
+};
+
 /** The program could not be started; nothing runs. */
 export class SpawnError extends Error {
   /** 'ENOENT', 'EACCES', … */
@@ -53,10 +65,11 @@ export class SpawnError extends Error {
   readonly step: string;
   readonly cwd: string | undefined;
 
-  constructor(errno: number, step: string, file: string, args: readonly string[], cwd?: string) {
+  constructor(errno: number, step: string, file: string, args: readonly string[], cwd?: string, cgroup?: string) {
     const code = errnoName(errno);
-    const where = step === 'chdir' ? ` (cwd ${JSON.stringify(cwd)})` : '';
-    const why = explanations[code] ?? 'failed';
+    const where =
+      step === 'chdir' ? ` (cwd ${JSON.stringify(cwd)})` : step === 'cgroup' ? ` (cgroup ${JSON.stringify(cgroup)})` : '';
+    const why = stepExplanations[`${step}:${code}`] ?? explanations[code] ?? 'failed';
     super(`spawn ${file} ${code}: ${why} at ${step}${where}`);
     this.name = 'SpawnError';
     this.code = code;

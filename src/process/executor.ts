@@ -5,6 +5,7 @@ import { binding, EXEC_RESULT_FIELDS, ExecField, ExecFlag, NativeCapture } from 
 import { SpawnError } from './errors';
 import type { NormalizedSpawn } from './options';
 import { throwIfAborted } from './spawn';
+import { killOnExit } from './cleanup';
 import { signalName, type ExitStatus } from './status';
 
 /** A finished exec as the executor reports it. */
@@ -39,7 +40,17 @@ function emptyOutput(capture: number): string | Buffer {
 /** Execs in flight by id, and those waiting for room in a full queue. */
 const inFlight = new Map<number, Settle>();
 const waiting: Array<() => boolean> = [];
-let state: 'new' | 'ready' | 'unavailable' = 'new';
+let state: 'new' | 'ready' | 'unavailable' | 'closed' = 'new';
+let stopsOnExit = false;
+
+/** A cleanup exec: at a normal exit the threads stop, and their cleanup children's groups get killSignal. */
+function stopOnExit(): void {
+  stopsOnExit = true;
+  killOnExit(() => {
+    if (state === 'ready') binding.execShutdown();
+    state = 'closed';
+  });
+}
 let startError: unknown;
 let retryAt = 0;
 /** After a failed start (no thread to be had), when to try again. */
@@ -68,6 +79,7 @@ function onResults(numbers: Float64Array, outputs: unknown[], room: boolean): vo
  */
 export function executorAvailable(): boolean {
   if (state === 'ready') return true;
+  if (state === 'closed') return false;
   if (state === 'unavailable' && performance.now() < retryAt) return false;
   try {
     binding.execInit(onResults);
@@ -105,6 +117,7 @@ export function executorStats(): ExecutorStats {
 export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
   const o = req.opts;
   throwIfAborted(o.signal);
+  if (o.cleanup && !stopsOnExit) stopOnExit();
   return new Promise<ExecOutcome>((resolve, reject) => {
     let id = 0;
     let aborted = false;
@@ -139,7 +152,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
       }
       const errno = numbers[at + ExecField.Errno];
       if (errno !== 0) {
-        reject(new SpawnError(errno, binding.steps[numbers[at + ExecField.Step]] ?? 'spawn', o.file, o.argv.slice(1), o.cwd ?? undefined));
+        reject(new SpawnError(errno, binding.steps[numbers[at + ExecField.Step]] ?? 'spawn', o.file, o.argv.slice(1), o.cwd ?? undefined, o.cgroup ?? undefined));
         return;
       }
       const flags = numbers[at + ExecField.Flags];
@@ -173,6 +186,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
         r = binding.execSubmit(
           o.file, o.argv, o.envp, o.searchPath, o.cwd, o.stdio, o.flags, o.uid, o.gid, o.method, o.groups,
           req.capture, req.maxBuffer, req.input, o.timeout, o.killSignal, o.forceKillAfter, o.processGroup, req.ref,
+          o.setup, o.cgroup,
         );
       } catch (err) {
         signal?.removeEventListener('abort', onAbort);
@@ -182,7 +196,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
       if (r === 0) return false;
       if (r < 0) {
         signal?.removeEventListener('abort', onAbort);
-        reject(new SpawnError(-r, 'stdio', o.file, o.argv.slice(1), o.cwd ?? undefined));
+        reject(new SpawnError(-r, 'stdio', o.file, o.argv.slice(1), o.cwd ?? undefined, o.cgroup ?? undefined));
         return true;
       }
       id = r;

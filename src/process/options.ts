@@ -8,6 +8,7 @@ import { normalizeCredentials } from './credentials';
 import { buildEnv } from './env';
 import { stdioArray } from './stdio-array';
 import { checkString, describe } from '../util/validate';
+import { childSetup, normalizeCgroup, normalizeNice, normalizeRlimits, type Rlimits } from './limits';
 
 export { checkString, describe };
 
@@ -44,6 +45,21 @@ export interface SpawnOptions {
   groups?: readonly number[] | undefined;
   /** 'auto' (default): our clone(CLONE_VM|CLONE_VFORK) path, as 'vfork'. 'posix_spawn' is glibc's. 'fork' is for benchmarks. */
   method?: SpawnMethod | undefined;
+  /**
+   * The child dies with this process: SIGKILL when the thread that started
+   * it ends (PR_SET_PDEATHSIG; the process for the executor and the main
+   * thread, the Worker for one started on a Worker's loop), and killSignal
+   * to its group on a normal exit. Default false.
+   */
+  cleanup?: boolean | undefined;
+  /** The child leads a new session (setsid): no controlling terminal, none of ours' signals. Default false. */
+  detached?: boolean | undefined;
+  /** Resource limits set in the child before execve. */
+  rlimits?: Rlimits | undefined;
+  /** The child's nice value, -20 … 19 (below ours needs privilege). */
+  nice?: number | undefined;
+  /** A cgroup v2 directory the child moves into before execve. */
+  cgroup?: string | undefined;
 }
 
 /** What spawn() hands to the native side, already checked. */
@@ -64,11 +80,16 @@ export interface NormalizedSpawn {
   forceKillAfter: number;
   signal: AbortSignal | undefined;
   processGroup: boolean;
+  /** native/napi/child-setup.h; null when none of its settings is used. */
+  setup: Float64Array | null;
+  cgroup: string | null;
+  cleanup: boolean;
 }
 
 const spawnKeys = new Set([
   'cwd', 'env', 'extendEnv', 'argv0', 'stdin', 'stdout', 'stderr', 'timeout', 'killSignal',
   'forceKillAfter', 'signal', 'processGroup', 'uid', 'gid', 'groups', 'method',
+  'cleanup', 'detached', 'rlimits', 'nice', 'cgroup',
 ]);
 
 const methods: Record<string, NativeMethod> = {
@@ -79,6 +100,12 @@ const methods: Record<string, NativeMethod> = {
 };
 
 const SIGTERM = 15;
+const SIGKILL = 9;
+/** What glibc's posix_spawn has no attribute for. */
+const NOT_POSIX_SPAWN: ReadonlyArray<[number, string]> = [
+  [NativeFlag.SetUid | NativeFlag.SetGid, 'set uid/gid'], [NativeFlag.DieWithParent, 'set cleanup'],
+  [NativeFlag.SetNice, 'set nice'], [NativeFlag.SetCgroup, 'set a cgroup'],
+];
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const DEFAULT_FORCE_KILL_AFTER = 5000;
 
@@ -170,16 +197,41 @@ export function normalizeSpawn(
     throw new TypeError(`processGroup must be a boolean, got ${describe(o.processGroup)}`);
   }
   const processGroup = o.processGroup !== false;
+  if (!processGroup && o.detached === true) {
+    throw new TypeError('detached: a detached child leads its own process group; leave processGroup out');
+  }
   let flags = processGroup ? NativeFlag.NewProcessGroup : 0;
   const creds = normalizeCredentials(o.uid, o.gid, o.groups);
   flags |= creds.flags;
+
+  for (const key of ['cleanup', 'detached'] as const) {
+    if (o[key] !== undefined && typeof o[key] !== 'boolean') {
+      throw new TypeError(`${key} must be a boolean, got ${describe(o[key])}`);
+    }
+  }
+  const cleanup = o.cleanup === true;
+  if (cleanup) flags |= NativeFlag.DieWithParent;
+  if (o.detached === true) flags |= NativeFlag.NewSession;
+  const rlimits = o.rlimits === undefined ? [] : normalizeRlimits(o.rlimits);
+  let nice = 0;
+  if (o.nice !== undefined) {
+    nice = normalizeNice(o.nice);
+    flags |= NativeFlag.SetNice;
+  }
+  let cgroup: string | null = null;
+  if (o.cgroup !== undefined) {
+    cgroup = normalizeCgroup(o.cgroup);
+    flags |= NativeFlag.SetCgroup;
+  }
+  const setup = cleanup || rlimits.length > 0 || o.nice !== undefined ? childSetup(SIGKILL, nice, rlimits) : null;
 
   const method = methods[o.method ?? 'auto'];
   if (method === undefined || !Object.hasOwn(methods, o.method ?? 'auto')) {
     throw new TypeError(`method must be 'auto', 'posix_spawn', 'vfork' or 'fork', got ${describe(o.method)}`);
   }
-  if (method === NativeMethod.PosixSpawn && (flags & (NativeFlag.SetUid | NativeFlag.SetGid))) {
-    throw new TypeError("method 'posix_spawn' cannot set uid/gid; use 'auto' or 'vfork'");
+  if (method === NativeMethod.PosixSpawn) {
+    const cannot = NOT_POSIX_SPAWN.find(([bits]) => (flags & bits) !== 0)?.[1] ?? (rlimits.length > 0 ? 'set rlimits' : null);
+    if (cannot !== null) throw new TypeError(`method 'posix_spawn' cannot ${cannot}; use 'auto' or 'vfork'`);
   }
 
   const timeout = checkMs(o.timeout, 'timeout');
@@ -195,6 +247,6 @@ export function normalizeSpawn(
   return {
     file: file as string, argv, envp, searchPath, cwd, stdio, flags,
     uid: creds.uid, gid: creds.gid, groups: creds.groups, method,
-    timeout, killSignal, forceKillAfter, signal: o.signal, processGroup,
+    timeout, killSignal, forceKillAfter, signal: o.signal, processGroup, setup, cgroup, cleanup,
   };
 }

@@ -33,9 +33,11 @@ export function spawnNormalized(opts: NormalizedSpawn, capture?: CaptureRequest)
       child!._onExit(code, sig, userUs, systemUs, maxRss, stdout, stderr, overflowed),
     capture?.onOverflow,
     opts.groups,
+    opts.setup,
+    opts.cgroup,
   );
   if (watch === undefined) {
-    const error = new SpawnError(out[0], binding.steps[out[1]] ?? 'spawn', opts.file, opts.argv.slice(1), opts.cwd ?? undefined);
+    const error = new SpawnError(out[0], binding.steps[out[1]] ?? 'spawn', opts.file, opts.argv.slice(1), opts.cwd ?? undefined, opts.cgroup ?? undefined);
     traceExit(traceStart(opts, 'loop', null), null, error);
     throw error;
   }

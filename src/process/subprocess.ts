@@ -8,6 +8,7 @@ import { errnoName } from './errors';
 import { signalName, signalNumber, type ExitStatus } from './status';
 import { NOT_TRACED, traceExit, type Traced } from './diagnostics';
 import { interleavedLines, streamLines, type LinesOf } from './stream-lines';
+import { killOnExit } from './cleanup';
 
 const ESRCH = 3;
 
@@ -51,6 +52,7 @@ export class Subprocess {
   #abortSignal: AbortSignal | undefined;
   #onAbort: (() => void) | undefined;
   #opts: NormalizedSpawn;
+  #forgetOnExit: (() => void) | undefined;
 
   /** @internal Use spawn(). */
   constructor(opts: NormalizedSpawn, fds: Int32Array, watch: NativeWatch, started: number) {
@@ -67,6 +69,10 @@ export class Subprocess {
     this.stdout = pipeStream(fds[4], true);
     this.stderr = pipeStream(fds[5], true);
 
+    if (opts.cleanup) {
+      const mode = opts.processGroup ? KillMode.Group : KillMode.Child;
+      this.#forgetOnExit = killOnExit(() => binding.kill(watch, opts.killSignal, mode));
+    }
     if (opts.timeout > 0) {
       this.#timer = setTimeout(() => {
         this.#timedOut = true;
@@ -209,6 +215,7 @@ export class Subprocess {
     };
     // Reaped: from here on nothing may signal this pid.
     this.#status = status;
+    this.#forgetOnExit?.();
     traceExit(this._traced, status);
     this._captured = { stdout, stderr, overflowed };
     clearTimeout(this.#timer);

@@ -3,7 +3,7 @@
 // only the CLI. These tests check that the CLI stops the children's groups
 // before it exits, with real processes, real signals and a real terminal.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -237,4 +237,40 @@ describe('noshell run: signals during the start', () => {
       expect(run.stdout()).toBe('');
     },
   );
+});
+
+// SIGKILL (or the OOM killer) gives noshell run no chance to stop anything:
+// its plugins die with it all the same (cleanup, on by default).
+describe('noshell run: a SIGKILL takes its plugins with it', () => {
+  it('10 checks running, noshell run SIGKILLed: 0 plugins left 1 s later', async () => {
+    const tag = `noshell-run-kill-${process.pid}`;
+    const checks = Array.from({ length: 10 }, (_, i) => ({
+      id: `c${i}`, command: ['/bin/bash', '-c', `exec -a ${tag} sleep 300`], interval: '1s', timeout: '10m',
+    }));
+    const file = path.join(tmp, 'kill.json');
+    writeFileSync(file, JSON.stringify({ checks }));
+    const plugins = (): number[] => {
+      const out: number[] = [];
+      for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+        try {
+          if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith(`${tag}\0`)) out.push(Number(pid));
+        } catch {
+          // gone meanwhile
+        }
+      }
+      return out;
+    };
+    const run = spawn(process.execPath, [CLI, 'run', file, '--allow-root'], { stdio: 'ignore' });
+    started.push(run);
+    try {
+      expect(await waitFor(() => plugins().length === 10, 10_000)).toBe(true);
+      const gone = new Promise((r) => run.on('exit', r));
+      run.kill('SIGKILL');
+      await gone;
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(plugins()).toEqual([]);
+    } finally {
+      for (const pid of plugins()) process.kill(pid, 'SIGKILL');
+    }
+  });
 });

@@ -23,6 +23,24 @@ function cliSlow(timeout: number, ...args: string[]) {
 }
 
 describe('noshell check', () => {
+  it('--rlimit, --nice and --cgroup: the plugin sees them; a limit that cannot be set is UNKNOWN and nothing runs', () => {
+    const r = cli('check', '--rlimit', 'nofile=12:13,as=1G', '--nice', '4', '--',
+      '/bin/sh', '-c', 'echo "OK - $(ulimit -S -n) $(ulimit -H -n) $(ulimit -v) $(nice)"');
+    expect(r.stdout).toBe('OK - 12 13 1048576 4\n');
+    expect(r.status).toBe(0);
+    const touched = path.join(tmp, `limited-${process.pid}`);
+    const refused = cli('check', '--cgroup', tmp, '--', '/bin/touch', touched);
+    expect(refused.status).toBe(3);
+    expect(refused.stdout).toContain('ENOTSUP: not a cgroup v2 directory');
+    expect(existsSync(touched)).toBe(false);
+    for (const [option, value] of [['--rlimit', 'nofile=2:1'], ['--rlimit', 'bogus=1'], ['--nice', '-21'], ['--nice', ''], ['--cgroup', 'rel']]) {
+      const bad = cli('check', option, value, '--', '/bin/touch', touched);
+      expect(bad.status).toBe(3);
+      expect(bad.stdout).toMatch(new RegExp(`^UNKNOWN - noshell check: ${option} must be `));
+      expect(existsSync(touched)).toBe(false);
+    }
+  });
+
   it.runIf(existsSync(`${PLUGINS}/check_dummy`))('prints the plugin line and exits with its state', () => {
     for (const code of [0, 1, 2, 3]) {
       const r = cli('check', '--', `${PLUGINS}/check_dummy`, String(code), 'text here');

@@ -372,3 +372,32 @@ describe('YAML checks files load in linear time', () => {
     }
   }, 120_000);
 });
+
+describe('limits in checks files', () => {
+  it('rlimits, nice, cgroup and cleanup per check and in defaults; limits merge by name, the check\'s winning', () => {
+    const { checks } = loadChecksFile(write({
+      defaults: { interval: '1m', rlimits: { nofile: 1024, core: 0 }, nice: 5, cleanup: false },
+      checks: [
+        { id: 'a', command: ['/bin/true'], rlimits: { as: '512M', nofile: { soft: 64, hard: 128 } } },
+        { id: 'b', command: ['/bin/true'], nice: -2, cgroup: '/sys/fs/cgroup/checks', cleanup: true },
+      ],
+    }));
+    expect(checks[0].definition).toMatchObject({ rlimits: { nofile: { soft: 64, hard: 128 }, core: 0, as: '512M' }, nice: 5, cleanup: false });
+    expect(checks[1].definition).toMatchObject({ rlimits: { nofile: 1024, core: 0 }, nice: -2, cgroup: '/sys/fs/cgroup/checks', cleanup: true });
+  });
+
+  it('a bad limit names the check and the field, and says what the field takes', () => {
+    const lines = problems({
+      checks: [
+        { id: 'a', command: ['/bin/true'], interval: '1m', rlimits: { nofil: 1 } },
+        { id: 'b', command: ['/bin/true'], interval: '1m', nice: 40 },
+        { id: 'c', command: ['/bin/true'], interval: '1m', cgroup: 'relative' },
+        { id: 'd', command: ['/bin/true'], interval: '1m', rlimits: { nofile: { soft: 9, hard: 1 } } },
+      ],
+    });
+    expect(lines[0]).toMatch(/^checks\[0\] \(id "a"\): field "rlimits": expected an object of limits like \{ "nofile": 1024, "as": "512M", "core": 0 \} \(names as, core, cpu.*got \{"nofil":1\}$/);
+    expect(lines[1]).toBe('checks[1] (id "b"): field "nice": expected a whole number from -20 to 19, got 40');
+    expect(lines[2]).toBe('checks[2] (id "c"): field "cgroup": expected the absolute path of a cgroup v2 directory, got "relative"');
+    expect(lines[3]).toMatch(/^checks\[3\] \(id "d"\): field "rlimits": expected .*soft ≤ hard\), got \{"nofile":\{"soft":9,"hard":1\}\}$/);
+  });
+});

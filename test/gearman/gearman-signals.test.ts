@@ -76,6 +76,20 @@ async function start(confFile: string, logfile: string, lines: Record<string, st
 }
 
 describe('noshell gearman-worker and signals', () => {
+  // Nothing can be done on a SIGKILL (or the OOM killer): the plugins die
+  // with the worker all the same (cleanup, always on in the worker).
+  it('SIGKILL with 3 jobs running: 0 plugins left 1 s later', async () => {
+    const pidfile = path.join(tmp, 'kill.pids');
+    const s = await start(path.join(tmp, 'kill.conf'), path.join(tmp, 'kill.log'), { services: 'yes', 'max-worker': 3 });
+    for (let i = 0; i < 3; i++) s.queue('service', job(pidfile, 300));
+    await waitUntil(() => pids(pidfile).length === 3, 10_000, 'the plugins to start');
+    const w = worker!;
+    w.signal('SIGKILL');
+    await waitUntil(() => !w.alive, 5000, 'the worker to die');
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(pids(pidfile).filter(isAlive)).toEqual([]);
+  }, 30_000);
+
   it('SIGHUP with a job running: reloads the config (queues, identifier, max-worker), reopens the rotated log, the job\'s result arrives', async () => {
     const cfg = path.join(tmp, 'hup.conf');
     const log = path.join(tmp, 'hup.log');

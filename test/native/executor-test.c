@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,6 +58,26 @@ static void reap_later(pid_t pid) {
   kill(pid, SIGKILL);
   while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
   }
+}
+
+/* Processes whose command line starts with these bytes (NULs included). */
+static int count_cmdline(const char* want) {
+  size_t len = strlen(want) + 1 + strlen(want + strlen(want) + 1);
+  int n = 0;
+  DIR* d = opendir("/proc");
+  struct dirent* e;
+  while ((e = readdir(d)) != NULL) {
+    char path[300], buf[64];
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t got = read(fd, buf, sizeof(buf));
+    close(fd);
+    if (got >= (ssize_t) len && memcmp(buf, want, len) == 0) n++;
+  }
+  closedir(d);
+  return n;
 }
 
 static int count_fds(void) {
@@ -244,9 +265,22 @@ int main(void) {
     const char* argv[] = {"/bin/sleep", "5", NULL};
     submit(make_job(i, argv));
   }
+  /* ... and cleanup jobs: their groups get kill_signal as the thread stops
+   * (the background sleep too), the child its death signal. */
+  ex = executors[1 % THREADS];
+  for (int i = 0; i < 2; i++) {
+    const char* argv[] = {"/bin/sh", "-c", "sleep 7.25 & wait", NULL};
+    noshell_job_t* job = make_job(100 + i, argv);
+    job->req.flags |= NOSHELL_DIE_WITH_PARENT;
+    job->req.death_signal = SIGKILL;
+    submit(job);
+  }
   struct timespec ts = {0, 50000000};
   nanosleep(&ts, NULL);
+  CHECK(count_cmdline("sleep\0007.25") == 2, "cleanup jobs' sleeps: %d running", count_cmdline("sleep\0007.25"));
   for (int t = 0; t < THREADS; t++) noshell_executor_stop(executors[t]);
+  for (int i = 0; i < 100 && count_cmdline("sleep\0007.25") > 0; i++) nanosleep(&ts, NULL);
+  CHECK(count_cmdline("sleep\0007.25") == 0, "cleanup jobs' groups left running: %d", count_cmdline("sleep\0007.25"));
   CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "a child was left behind");
   CHECK(count_fds() == fds_before, "fds: %d before, %d after", fds_before, count_fds());
   printf("%d passed, %d failed\n", passed, failed);

@@ -153,6 +153,8 @@ export async function runJob(job: CheckJob, s: JobSettings): Promise<JobOutcome>
     const res = await run(cmd, {
       timeout: timeoutMs, killSignal: 'SIGTERM', forceKillAfter: 1000, maxBuffer: s.maxOutput,
       encoding: 'utf8', reject: false, signal: s.signal,
+      // Plugins die with the worker, SIGKILL and OOM kill included.
+      cleanup: true,
       // An env option costs a merged environment per spawn: only notifications need one.
       ...(Object.keys(env).length > 0 ? { env } : {}),
     }, 'gearman-worker', true);
