@@ -34,6 +34,8 @@ struct noshell_job_private {
   uint64_t deadline_ns;    /* timeout; 0 none */
   uint64_t force_ns;       /* SIGKILL after a terminate; 0 none */
   uint64_t poll_ns;        /* no pidfd: next status poll; 0 none */
+  uint64_t probe_ns;       /* output grace: when to start watching the exit; 0 none */
+  uint64_t grace_ns;       /* output grace: when to let the pipes go; 0 none */
   unsigned poll_delay_ms;
 };
 

@@ -65,13 +65,25 @@ static void finish(noshell_executor_t* ex, noshell_job_t* job) {
 
 static void maybe_finish(noshell_executor_t* ex, noshell_job_t* job);
 
+static void let_output_go(noshell_executor_t* ex, noshell_job_t* job);
+
 static void on_exited(noshell_executor_t* ex, noshell_job_t* job) {
   noshell_job_private_t* p = job->priv;
   p->exited = 1;
   p->poll_ns = 0;
+  p->probe_ns = 0;
   close_fd(ex, job, FD_PIDFD);
   /* A timeout or abort: nothing of its group may outlive it. */
   if (p->kill_group_on_exit) kill(-job->pid, SIGKILL);
+  /* Its output still open: held by someone else (a background grandchild),
+   * read for the grace, then let go. */
+  if (capturing(job) && !p->abandon && job->output_grace_ms >= 0) {
+    if (job->output_grace_ms == 0) {
+      let_output_go(ex, job);
+      return;
+    }
+    p->grace_ns = noshell_now_ns() + (uint64_t) job->output_grace_ms * 1000000u;
+  }
   maybe_finish(ex, job);
 }
 
@@ -219,6 +231,24 @@ static void end_output(noshell_executor_t* ex, noshell_job_t* job, int kind) {
   maybe_finish(ex, job);
 }
 
+/* The grace is over: what the pipes hold now is read (up to READS_PER_EVENT
+ * reads each, so a writer that never stops cannot hold us), then they are
+ * closed and the child reaped. The writers holding them get EPIPE. */
+static void let_output_go(noshell_executor_t* ex, noshell_job_t* job) {
+  noshell_job_private_t* p = job->priv;
+  p->grace_ns = 0;
+  for (int kind = FD_STDOUT; kind <= FD_STDERR; kind++) {
+    if (p->fd[kind] < 0) continue;
+    if (!on_output(ex, job, kind)) {
+      close_fd(ex, job, kind); /* ended after all (EOF) */
+      continue;
+    }
+    job->result_flags |= NOSHELL_JOB_OUTPUT_CUT;
+  }
+  p->abandon = 1;
+  maybe_finish(ex, job);
+}
+
 /* Writes what is left of the input; closes stdin when done or refused. */
 static void on_input(noshell_executor_t* ex, noshell_job_t* job) {
   noshell_job_private_t* p = job->priv;
@@ -313,6 +343,8 @@ void noshell_job_start(noshell_executor_t* ex, noshell_job_t* job) {
     }
   }
   if (job->timeout_ms > 0) p->deadline_ns = job->duration_ns + job->timeout_ms * 1000000u;
+  if (capturing(job) && job->output_grace_ms >= 0)
+    p->probe_ns = job->duration_ns + NOSHELL_EXIT_PROBE_MS * 1000000u;
   if (p->fd[FD_STDIN] >= 0) {
     if (job->input_len == 0 || set_nonblocking(p->fd[FD_STDIN]) != 0) {
       close_fd(ex, job, FD_STDIN); /* no input: the child reads EOF */
@@ -339,6 +371,16 @@ uint64_t noshell_job_timers(noshell_executor_t* ex, noshell_job_t* job, uint64_t
     maybe_finish(ex, job);
     if (p->finished) return 0;
   }
+  if (p->probe_ns != 0 && now >= p->probe_ns) {
+    /* Output still open this long: learn of the exit while it is. */
+    p->probe_ns = 0;
+    if (!p->exited && capturing(job)) watch_exit(ex, job);
+    if (p->finished) return 0;
+  }
+  if (p->grace_ns != 0 && now >= p->grace_ns) {
+    let_output_go(ex, job);
+    if (p->finished) return 0;
+  }
   if (p->poll_ns != 0 && now >= p->poll_ns) {
     p->poll_ns = 0;
     if (has_exited(job->pid)) {
@@ -350,8 +392,8 @@ uint64_t noshell_job_timers(noshell_executor_t* ex, noshell_job_t* job, uint64_t
     }
   }
   uint64_t next = 0;
-  uint64_t due[3] = {p->deadline_ns, p->force_ns, p->poll_ns};
-  for (int i = 0; i < 3; i++)
+  uint64_t due[5] = {p->deadline_ns, p->force_ns, p->poll_ns, p->probe_ns, p->grace_ns};
+  for (int i = 0; i < 5; i++)
     if (due[i] != 0 && (next == 0 || due[i] < next)) next = due[i];
   return next;
 }

@@ -40,6 +40,7 @@ noshell_job_t* noshell_job_new(void) {
     job->priv->w[i].kind = i;
   }
   job->pid = -1;
+  job->output_grace_ms = -1;
   return job;
 }
 

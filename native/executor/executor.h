@@ -38,8 +38,14 @@ enum {
   NOSHELL_JOB_TIMED_OUT = 4,
   NOSHELL_JOB_CANCELLED = 8,       /* cancelled before it was spawned: never ran */
   NOSHELL_JOB_ABORTED = 16,        /* cancelled while running: terminated */
-  NOSHELL_JOB_STATUS_KNOWN = 32    /* status is the child's (not reaped by someone else) */
+  NOSHELL_JOB_STATUS_KNOWN = 32,   /* status is the child's (not reaped by someone else) */
+  NOSHELL_JOB_OUTPUT_CUT = 64      /* output_grace ended with a pipe still held open */
 };
+
+/* How soon a capturing job is first asked whether its child has exited
+ * (with an output grace): earlier ones end their output first, the usual
+ * order, and pay nothing for it. */
+#define NOSHELL_EXIT_PROBE_MS 10
 
 typedef struct noshell_job_private noshell_job_private_t;
 
@@ -69,6 +75,11 @@ typedef struct noshell_job {
   int kill_signal;         /* on timeout, cancel, overflow */
   uint64_t force_kill_after_ms; /* then SIGKILL; 0: never */
   int kill_group;          /* the child leads a group: signal all of it */
+  /* Once the child has exited, how long its captured pipes are still read
+   * while something else (a background grandchild) holds them open; then
+   * they are let go (NOSHELL_JOB_OUTPUT_CUT) and the child is reaped.
+   * -1: read them to their end, however long. */
+  int64_t output_grace_ms;
   uint64_t id;             /* set by noshell_executor_submit */
   void* user;              /* the submitter's */
   struct noshell_job* next; /* list link: queue, done list */

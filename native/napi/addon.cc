@@ -38,7 +38,7 @@ bool OptionalString(napi_env env, Napi::Value v, OwnedString* out,
 // spawn(file, argv, envp|null, searchPath|null, cwd|null, stdio: Int32Array(6),
 //       flags, uid, gid, method, out: Int32Array(6), capture, maxBuffer,
 //       onExit, onOverflow|undefined, groups: Uint32Array|null,
-//       setup: Float64Array|null, cgroup: string|null)
+//       setup: Float64Array|null, cgroup: string|null, outputGraceMs)
 //   -> watch id (number) | undefined
 // out receives [errno, step, pid, fd0, fd1, fd2]; errno 0 means started.
 // capture: bit 1 stdout, bit 2 stderr are read natively (their fds in out
@@ -46,7 +46,7 @@ bool OptionalString(napi_env env, Napi::Value v, OwnedString* out,
 // (reads on, drops the rest) instead of stopping and calling onOverflow.
 Napi::Value Spawn(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 18 || !info[0].IsString() || !info[5].IsTypedArray() ||
+  if (info.Length() != 19 || !info[0].IsString() || !info[5].IsTypedArray() ||
       !info[6].IsNumber() || !info[7].IsNumber() || !info[8].IsNumber() ||
       !info[9].IsNumber() || !info[10].IsTypedArray() ||
       !info[11].IsNumber() || !info[12].IsNumber() || !info[13].IsFunction()) {
@@ -146,6 +146,9 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
                              : static_cast<size_t>(9e15);
   watch_req.as_string = (capture & 4u) != 0;
   watch_req.truncate = (capture & 8u) != 0;
+  // -1 (or anything not a number ≥ 0): captured output is read to its end.
+  double grace = info[18].IsNumber() ? info[18].As<Napi::Number>().DoubleValue() : -1;
+  watch_req.grace_ms = grace >= 0 && grace < 9e15 ? static_cast<int64_t>(grace) : -1;
   watch_req.on_exit = info[13].As<Napi::Function>();
   watch_req.on_overflow = info[14];
   int watch_err = 0;

@@ -2,6 +2,7 @@
 
 #include "../core/spawn.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -108,6 +109,35 @@ int CaptureStart(uv_loop_t* loop, Capture* c, int fd, size_t max,
 
 void CaptureStop(Capture* c) {
   Finish(c);
+}
+
+bool CaptureDrain(Capture* c) {
+  if (!c->active) return false;
+  uv_os_fd_t fd;
+  if (uv_fileno(c->handle(), &fd) != 0) return true;
+  for (int k = 0; k < 16; k++) {
+    uv_buf_t buf;
+    OnAlloc(c->handle(), kReadChunk, &buf);
+    if (buf.base == nullptr) return true;  // no memory: what was read is kept
+    ssize_t n = read(fd, buf.base, buf.len);
+    if (n > 0) {
+      if (buf.base == discard) {
+        c->overflow = true;
+        continue;
+      }
+      c->len += static_cast<size_t>(n);
+      if (c->len <= c->max) continue;
+      c->len = c->max;
+      c->overflow = true;
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && errno == EAGAIN) {
+      return true;
+    }
+    Finish(c);  // EOF, an error, or past max: ended
+    return false;
+  }
+  return true;
 }
 
 char* CaptureTake(Capture* c, size_t* len) {

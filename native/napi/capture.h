@@ -42,6 +42,11 @@ int CaptureStart(uv_loop_t* loop, Capture* c, int fd, size_t max,
 // Stops reading (if still active) and closes the handle and its fd. No on_end.
 void CaptureStop(Capture* c);
 
+// Reads what the pipe holds now without waiting (a bounded number of reads);
+// whether the stream is still open after. A stream that ended here (EOF, an
+// error, past max without truncate) is finished without on_end.
+bool CaptureDrain(Capture* c);
+
 // Hands the buffer to the caller (free() it); the capture forgets it.
 char* CaptureTake(Capture* c, size_t* len);
 

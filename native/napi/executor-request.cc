@@ -13,7 +13,7 @@
 namespace noshell {
 namespace {
 
-constexpr size_t kArgs = 21;
+constexpr size_t kArgs = 22;
 
 bool OptionalCopy(napi_env env, Napi::Value v, char** out) {
   *out = nullptr;
@@ -151,6 +151,9 @@ int BuildJob(const Napi::CallbackInfo& info, noshell_job_t** out, bool* ref) {
   job->force_kill_after_ms = Millis(NumberOr(info[16], 0));
   job->kill_group = Truthy(env, info[17]) ? 1 : 0;
   *ref = Truthy(env, info[18]);
+  // Output grace in ms; -1 (or anything not a number ≥ 0): read output to its end.
+  double grace = NumberOr(info[21], -1);
+  job->output_grace_ms = grace >= 0 && grace < 9e15 ? static_cast<int64_t>(grace) : -1;
   if (!LoadChildSetup(env, info[19], info[20], req, &job->own_rlimits, &job->own_cgroup)) {
     noshell_job_free(job);
     return -1;

@@ -35,6 +35,12 @@ struct Watch {
   uint64_t id = 0;           // key in the registry; what JS holds
   bool as_string = false;
   bool kill_group_on_exit = false; // timeout/abort: SIGKILL the rest at exit
+  // Output grace (executor.h's output_grace_ms): -1 none. The timer first
+  // probes for the exit (NOSHELL_EXIT_PROBE_MS), then times the grace.
+  int64_t grace_ms = -1;
+  bool grace_timer_open = false;    // grace_timer initialized and not closing
+  bool output_cut = false;          // the grace ended with a pipe still open
+  uv_timer_t grace_timer;
   napi_async_cleanup_hook_handle cleanup = nullptr;
   int handles = 0;          // uv handles not yet closed
   unsigned delay_ms = 1;
@@ -76,6 +82,8 @@ void EnsureExitWatch(Watch* w);
 
 // Stops reading captured output (no on_end).
 void StopCaptures(Watch* w);
+// Closes the output-grace timer, if open.
+void StopGraceTimer(Watch* w);
 // Reaps and reports once the child has exited and its output has ended.
 void MaybeFinish(Watch* w);
 

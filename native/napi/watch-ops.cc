@@ -137,6 +137,7 @@ static Napi::Value SetRef(const Napi::CallbackInfo& info, bool ref) {
     void (*apply)(uv_handle_t*) = ref ? uv_ref : uv_unref;
     w->unrefed = !ref;
     if (w->exit_active) apply(w->exit_handle());
+    if (w->grace_timer_open) apply(reinterpret_cast<uv_handle_t*>(&w->grace_timer));
     for (Capture& c : w->cap)
       if (c.active) apply(c.handle());
   }

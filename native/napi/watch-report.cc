@@ -70,7 +70,8 @@ void Report(Watch* w) {
   napi_create_double(env, static_cast<double>(ru.ru_maxrss), &argv[4]);
   argv[5] = Output(w, &w->cap[0], w->cap[0].on_end != nullptr);
   argv[6] = Output(w, &w->cap[1], w->cap[1].on_end != nullptr);
-  napi_create_int32(env, (w->cap[0].overflow ? 1 : 0) | (w->cap[1].overflow ? 2 : 0), &argv[7]);
+  napi_create_int32(env, (w->cap[0].overflow ? 1 : 0) | (w->cap[1].overflow ? 2 : 0) | (w->output_cut ? 4 : 0),
+                    &argv[7]);
   napi_ref fn = w->on_exit;
   w->on_exit = nullptr;
   CallJs(w, fn, 8, argv);

@@ -13,6 +13,7 @@
 #include <new>
 
 #include "../core/spawn.h"
+#include "../executor/executor.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -51,6 +52,19 @@ static void OnCaptureClosed(uv_handle_t* handle) {
   MaybeDelete(w);
 }
 
+static void OnGraceClosed(uv_handle_t* handle) {
+  Watch* w = static_cast<Watch*>(handle->data);
+  w->handles--;
+  MaybeDelete(w);
+}
+
+void StopGraceTimer(Watch* w) {
+  if (!w->grace_timer_open) return;
+  w->grace_timer_open = false;
+  uv_timer_stop(&w->grace_timer);
+  uv_close(reinterpret_cast<uv_handle_t*>(&w->grace_timer), OnGraceClosed);
+}
+
 static void StopExitWatch(Watch* w) {
   if (!w->exit_active) return;
   w->exit_active = false;
@@ -84,6 +98,7 @@ static void CleanupHook(napi_async_cleanup_hook_handle handle, void* arg) {
     w->exited = w->reaped = true;
   }
   StopExitWatch(w);
+  StopGraceTimer(w);
   for (Capture& c : w->cap) CaptureStop(&c);
   ReleaseJs(w);
   w->reported = true;
@@ -113,11 +128,13 @@ void MaybeFinish(Watch* w) {
     w->status_known = r == w->pid;
     w->reaped = true;
   }
+  StopGraceTimer(w);
   Report(w);
 }
 
-static void OnCaptureEnd(Capture* c) {
-  Watch* w = static_cast<Watch*>(c->owner);
+// Past max_buffer without truncate: the caller decides what happens to the
+// child (kill it, which signal).
+static void NotifyOverflow(Watch* w, Capture* c) {
   if (c->overflow && !c->truncate && w->on_overflow != nullptr && !w->reported) {
     // Policy (kill the child? which signal?) is the caller's.
     napi_handle_scope scope;
@@ -128,7 +145,42 @@ static void OnCaptureEnd(Capture* c) {
       napi_close_handle_scope(w->env, scope);
     }
   }
+}
+
+static void OnCaptureEnd(Capture* c) {
+  Watch* w = static_cast<Watch*>(c->owner);
+  NotifyOverflow(w, c);
   MaybeFinish(w);
+}
+
+static bool Capturing(const Watch* w) {
+  return w->cap[0].active || w->cap[1].active;
+}
+
+// The grace is over: what the pipes hold now is read, then they are let go
+// (their writers get EPIPE) and the child is reaped.
+static void LetOutputGo(Watch* w) {
+  for (Capture& c : w->cap) {
+    if (!c.active) continue;
+    if (CaptureDrain(&c)) {
+      w->output_cut = true;
+      CaptureStop(&c);
+    } else {
+      NotifyOverflow(w, &c);
+    }
+  }
+  MaybeFinish(w);
+}
+
+static void OnGrace(uv_timer_t* handle) {
+  LetOutputGo(static_cast<Watch*>(handle->data));
+}
+
+// NOSHELL_EXIT_PROBE_MS after the start, the output still open: learn of the
+// exit while it is.
+static void OnProbe(uv_timer_t* handle) {
+  Watch* w = static_cast<Watch*>(handle->data);
+  if (!w->reported && !w->exited && Capturing(w)) EnsureExitWatch(w);
 }
 
 void StopCaptures(Watch* w) {
@@ -143,6 +195,16 @@ static void OnExited(Watch* w) {
   if (w->kill_group_on_exit) kill(-w->pid, SIGKILL);
   // Output held open by something that escaped the group is given up on.
   if (w->abandon) StopCaptures(w);
+  // Held open by someone else (a background grandchild): read for the
+  // grace, then let go.
+  if (Capturing(w) && w->grace_ms >= 0 && w->grace_timer_open) {
+    if (w->grace_ms == 0) {
+      uv_timer_stop(&w->grace_timer);
+      LetOutputGo(w);
+      return;
+    }
+    uv_timer_start(&w->grace_timer, OnGrace, static_cast<uint64_t>(w->grace_ms), 0);
+  }
   MaybeFinish(w);
 }
 
@@ -267,6 +329,16 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req, int* error) {
     MaybeDelete(w);  // now, or once the capture handles have closed
     *error = -err;   // libuv errors are negative errnos on Linux
     return Napi::Value();
+  }
+  // With an output grace, the exit is looked for NOSHELL_EXIT_PROBE_MS in
+  // while the output is still open. Without a timer, no grace: output is read
+  // to its end as before.
+  w->grace_ms = req.grace_ms;
+  if (w->grace_ms >= 0 && Capturing(w) && uv_timer_init(loop, &w->grace_timer) == 0) {
+    w->grace_timer.data = w;
+    w->grace_timer_open = true;
+    w->handles++;
+    uv_timer_start(&w->grace_timer, OnProbe, NOSHELL_EXIT_PROBE_MS, 0);
   }
   napi_add_async_cleanup_hook(env, CleanupHook, w, &w->cleanup);
   return Napi::Number::New(env, static_cast<double>(w->id));

@@ -18,9 +18,13 @@ struct WatchRequest {
   size_t max_buffer;
   bool as_string;  // captured output as utf8 strings rather than Buffers
   bool truncate;   // past max_buffer: drop the rest, keep reading, no overflow call
+  // Once the child has exited, ms its captured pipes are still read while
+  // something else holds them open; then they are let go. -1: to their end.
+  int64_t grace_ms = -1;
   // on_exit(exitCode, signal, userUs, sysUs, maxRssKb, stdout, stderr,
   // overflowed): once, after the child is reaped and every captured stream
-  // has ended. overflowed: bit 1 stdout, bit 2 stderr went past max_buffer.
+  // has ended. overflowed: bit 1 stdout, bit 2 stderr went past max_buffer,
+  // bit 4 the output grace ended with a pipe still held open.
   Napi::Function on_exit;
   // on_overflow(1 | 2): a captured stream went past max_buffer (optional).
   Napi::Value on_overflow;

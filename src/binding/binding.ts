@@ -24,7 +24,7 @@ export enum NativeFlag {
 export type NativeExitCallback = (
   exitCode: number, signal: number, userUs: number, systemUs: number, maxRssKb: number,
   stdout: string | Buffer | undefined, stderr: string | Buffer | undefined,
-  /** Bit 1: stdout went past maxBuffer, bit 2: stderr. */
+  /** Bit 1: stdout went past maxBuffer, bit 2: stderr; bit 4: the output grace ended with a pipe still open. */
   overflowed: number,
 ) => void;
 
@@ -44,7 +44,7 @@ export type ExecResultsCallback = (numbers: Float64Array, outputs: unknown[], ro
 
 /** Bits of ExecField.Flags (NOSHELL_JOB_* in native/executor/executor.h). */
 export enum ExecFlag {
-  OverflowStdout = 1, OverflowStderr = 2, TimedOut = 4, Cancelled = 8, Aborted = 16, StatusKnown = 32,
+  OverflowStdout = 1, OverflowStderr = 2, TimedOut = 4, Cancelled = 8, Aborted = 16, StatusKnown = 32, OutputCut = 64,
 }
 
 /** Id of a watched child; stale ids are ignored (kill answers ESRCH). */
@@ -80,6 +80,8 @@ export interface NativeBinding {
     setup: Float64Array | null,
     /** A cgroup v2 directory (with the SetCgroup flag), or null. */
     cgroup: string | null,
+    /** ms captured output is still read after the child's exit while something else holds it; -1: to its end. */
+    outputGraceMs: number,
   ): NativeWatch | undefined;
   ref(watch: NativeWatch): void;
   unref(watch: NativeWatch): void;
@@ -113,7 +115,7 @@ export interface NativeBinding {
     cwd: string | null, stdio: Int32Array, flags: number, uid: number, gid: number, method: NativeMethod,
     groups: Uint32Array | null, capture: number, maxBuffer: number, input: Uint8Array | null,
     timeoutMs: number, killSignal: number, forceKillAfterMs: number, killGroup: boolean, ref: boolean,
-    setup: Float64Array | null, cgroup: string | null,
+    setup: Float64Array | null, cgroup: string | null, outputGraceMs: number,
   ): number;
   /** An abort: a queued exec never starts, a running one is terminated. */
   execCancel(id: number): void;

@@ -23,6 +23,9 @@ export interface CheckOptions extends Omit<SpawnOptions, 'stdin' | 'stdout' | 's
   maxOutput?: number | undefined;
   /** Default 'auto': /bin/sh -c only for command strings that need it. */
   shell?: ShellOption | undefined;
+  /** After the plugin has exited, how long its output is still read while a background process it
+   * left holds it open (ms or "1s"; default 100 ms; Infinity: to its end). */
+  outputGrace?: Duration | undefined;
 }
 
 export interface CheckResult {
@@ -39,6 +42,9 @@ export interface CheckResult {
   timedOut: boolean;
   /** Output was longer than maxOutput and was cut. */
   truncated: boolean;
+  /** The plugin had exited and a process it left behind still held its output open at the end of
+   * outputGrace: the state is the plugin's; what that process wrote later is not here. */
+  outputCut: boolean;
   durationMs: number;
   rusage: ResourceUsage;
   /** What the plugin wrote on stdout (up to maxOutput), byte for byte: `noshell check` passes it through. */
@@ -66,6 +72,7 @@ function firstLine(text: string, max = 256): string {
 function base(cmd: ResolvedCommand | null, command: string): Omit<CheckResult, 'state' | 'stateName' | 'output'> {
   return {
     longOutput: '', perfdata: [], perfdataErrors: NO_ERRORS, exitCode: null, signal: null, timedOut: false, truncated: false,
+    outputCut: false,
     durationMs: 0, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, stdout: '', stderr: '',
     command: cmd?.display ?? command, viaShell: cmd?.viaShell ?? false, spawnError: null,
   };
@@ -112,6 +119,7 @@ function classify(res: ExecResult, cmd: ResolvedCommand, timeout: number, timeou
   return {
     longOutput: parsed.longOutput, perfdata: parsed.perfdata, perfdataErrors: parsed.perfdataErrors,
     exitCode: res.exitCode, signal: res.signal, timedOut: res.timedOut, truncated: res.maxBufferExceeded !== null,
+    outputCut: res.outputCut,
     durationMs: res.durationMs, rusage: res.rusage, stdout, stderr, command: cmd.display, viaShell: cmd.viaShell,
     spawnError: null, state, stateName: STATE_NAMES[state], output,
   };

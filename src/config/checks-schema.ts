@@ -90,6 +90,7 @@ const optionFields = {
   killSignal: v.optional(signal),
   user: v.optional(nameOrId),
   group: v.optional(nameOrId),
+  outputGrace: v.optional(duration(0)),
   cleanup: v.optional(v.boolean('true or false')),
   rlimits: v.optional(v.pipe(v.unknown(), v.check(accepted((x) => normalizeRlimits(x)), RLIMITS))),
   nice: v.optional(v.pipe(v.unknown(), v.check(accepted(normalizeNice), 'a whole number from -20 to 19'))),

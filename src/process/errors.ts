@@ -95,6 +95,8 @@ export class ExecError<T extends string | Buffer = string | Buffer> extends Erro
   readonly timedOut: boolean;
   readonly aborted: boolean;
   readonly maxBufferExceeded: 'stdout' | 'stderr' | null;
+  /** See ExecResult.outputCut. */
+  readonly outputCut: boolean;
   readonly stdout: T;
   readonly stderr: T;
   readonly command: string;
@@ -108,6 +110,7 @@ export class ExecError<T extends string | Buffer = string | Buffer> extends Erro
     this.timedOut = result.timedOut;
     this.aborted = result.aborted;
     this.maxBufferExceeded = result.maxBufferExceeded;
+    this.outputCut = result.outputCut;
     this.stdout = result.stdout;
     this.stderr = result.stderr;
     this.command = result.command;
@@ -120,6 +123,7 @@ export interface ExecErrorResult<T extends string | Buffer = string | Buffer> ex
   stderr: T;
   command: string;
   maxBufferExceeded: 'stdout' | 'stderr' | null;
+  outputCut: boolean;
   abortReason?: unknown;
 }
 

@@ -1,6 +1,7 @@
 // Buffered exec/execFile: run to completion, collect stdout/stderr, reject on
 // failure with ExecError carrying the whole result.
 import { NativeCapture, NativeStdio } from '../binding/binding';
+import { parseDuration, type Duration } from '../util/duration';
 import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
 import { ExecError } from './errors';
 import { describe, normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
@@ -25,6 +26,11 @@ export interface ExecOptions extends SpawnOptions {
   /** false: a pending exec does not keep the event loop alive (like
    * subprocess.unref()). Default true. */
   ref?: boolean | undefined;
+  /** After the child has exited, how long (ms, or "1s"…) its output is still
+   * read while something else (a background grandchild) holds the pipes open;
+   * then they are let go and `outputCut` is set. Default 100 ms; Infinity:
+   * wait for the output's end, however long. */
+  outputGrace?: Duration | undefined;
 }
 
 /** Options whose `encoding` is left out or 'utf8': stdout and stderr are strings. */
@@ -41,9 +47,12 @@ export interface ExecResult<T extends string | Buffer = string | Buffer> extends
   viaShell: boolean;
   /** Which stream ran past maxBuffer, if any. */
   maxBufferExceeded: 'stdout' | 'stderr' | null;
+  /** The child had exited and something else still held its output open when `outputGrace` ended:
+   * what that wrote later is not in stdout/stderr. */
+  outputCut: boolean;
 }
 
-const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject', 'shell', 'ref']);
+const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject', 'shell', 'ref', 'outputGrace']);
 /** NOSHELL_NO_EXECUTOR=1: every exec on the event-loop thread, as before the executor. */
 let loopOnly = process.env.NOSHELL_NO_EXECUTOR === '1';
 
@@ -54,6 +63,17 @@ export function _setLoopOnly(on: boolean): boolean {
   return was;
 }
 const DEFAULT_MAX_BUFFER = 1024 * 1024;
+const DEFAULT_OUTPUT_GRACE = 100;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** outputGrace in ms; -1 for Infinity (read output to its end). */
+function outputGraceMs(value: unknown): number {
+  if (value === undefined) return DEFAULT_OUTPUT_GRACE;
+  if (value === Infinity) return -1;
+  const ms = parseDuration(value, 'outputGrace');
+  if (ms > MAX_TIMER_MS) throw new RangeError(`outputGrace must be at most ${MAX_TIMER_MS} ms or Infinity, got ${ms}`);
+  return Math.ceil(ms);
+}
 
 const empty = Buffer.alloc(0);
 
@@ -84,10 +104,10 @@ function failureMessage(r: ExecResult, timeout: number): string | null {
  */
 async function runOnLoop(
   spawnOpts: NormalizedSpawn, capture: number, maxBuffer: number, input: string | Uint8Array | undefined,
-  truncate: boolean, ref: boolean,
+  truncate: boolean, ref: boolean, outputGrace: number,
 ): Promise<ExecOutcome> {
   let exceeded = 0;
-  const request: CaptureRequest = { flags: capture, maxBuffer };
+  const request: CaptureRequest = { flags: capture, maxBuffer, outputGrace };
   // Truncating (checks) drops the excess and lets the plugin finish.
   if (!truncate) {
     request.onOverflow = (stream) => {
@@ -100,8 +120,12 @@ async function runOnLoop(
   writeInput(child, input);
   const status = await child.exited;
   const captured = child._captured;
-  const overflowed = truncate ? captured?.overflowed ?? 0 : exceeded;
-  return { status, stdout: captured?.stdout, stderr: captured?.stderr, overflowed, abortReason: child.abortReason };
+  const bits = captured?.overflowed ?? 0;
+  const overflowed = truncate ? bits & 3 : exceeded;
+  return {
+    status, stdout: captured?.stdout, stderr: captured?.stderr, overflowed, outputCut: (bits & 4) !== 0,
+    abortReason: child.abortReason,
+  };
 }
 
 function writeInput(child: Subprocess, input: string | Uint8Array | undefined): void {
@@ -157,9 +181,10 @@ export function exec(command: string | readonly string[], options?: ExecOptions)
  */
 function runOnExecutor(
   opts: NormalizedSpawn, capture: number, maxBuffer: number, input: string | Uint8Array | undefined, ref: boolean,
+  outputGrace: number,
 ): Promise<ExecOutcome> {
   const request = {
-    opts, capture, maxBuffer, ref,
+    opts, capture, maxBuffer, ref, outputGrace,
     input: input === undefined ? null : typeof input === 'string' ? Buffer.from(input, 'utf8') : input,
   };
   const traced = traceStart(opts, 'executor', null);
@@ -224,9 +249,10 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
     throw new TypeError(`ref must be a boolean, got ${describe(o.ref)}`);
   }
   const ref = o.ref !== false;
+  const outputGrace = outputGraceMs(o.outputGrace);
   const outcome = loopOnly || !executorAvailable()
-    ? await runOnLoop(spawnOpts, capture, maxBuffer, input, truncate, ref)
-    : await runOnExecutor(spawnOpts, capture, maxBuffer, input, ref);
+    ? await runOnLoop(spawnOpts, capture, maxBuffer, input, truncate, ref, outputGrace)
+    : await runOnExecutor(spawnOpts, capture, maxBuffer, input, ref, outputGrace);
   const { status, overflowed } = outcome;
   const exceeded = overflowed === 0 ? null : overflowed & 1 ? 'stdout' : 'stderr';
 
@@ -238,6 +264,7 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
     command,
     viaShell: cmd.viaShell,
     maxBufferExceeded: exceeded,
+    outputCut: outcome.outputCut,
   };
   if (o.reject !== false && !truncate) {
     const message = failureMessage(result, spawnOpts.timeout);

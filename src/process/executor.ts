@@ -15,6 +15,8 @@ export interface ExecOutcome {
   stderr: string | Buffer | undefined;
   /** Bit 1: stdout went past maxBuffer, bit 2: stderr. */
   overflowed: number;
+  /** The output grace ended with a pipe still held open by something else. */
+  outputCut: boolean;
   /** The AbortSignal's reason when the exec was aborted while running. */
   abortReason: unknown;
 }
@@ -27,6 +29,8 @@ export interface ExecRequest {
   input: Uint8Array | null;
   /** false: a pending exec does not keep the event loop alive. */
   ref: boolean;
+  /** ms output is still read after the child's exit while something else holds it; -1: to its end. */
+  outputGrace: number;
 }
 
 /** numbers[at...]: the job's ExecFields; outputs[2 * at / EXEC_RESULT_FIELDS...]: stdout, stderr. */
@@ -146,6 +150,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
           stdout: req.capture & 1 ? emptyOutput(req.capture) : undefined,
           stderr: req.capture & 2 ? emptyOutput(req.capture) : undefined,
           overflowed: 0,
+          outputCut: false,
           abortReason: signal?.reason,
         });
         return;
@@ -176,6 +181,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
         stdout: outputs[out] as string | Buffer | undefined,
         stderr: outputs[out + 1] as string | Buffer | undefined,
         overflowed: flags & (ExecFlag.OverflowStdout | ExecFlag.OverflowStderr),
+        outputCut: (flags & ExecFlag.OutputCut) !== 0,
         abortReason: aborted ? signal?.reason : undefined,
       });
     };
@@ -186,7 +192,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
         r = binding.execSubmit(
           o.file, o.argv, o.envp, o.searchPath, o.cwd, o.stdio, o.flags, o.uid, o.gid, o.method, o.groups,
           req.capture, req.maxBuffer, req.input, o.timeout, o.killSignal, o.forceKillAfter, o.processGroup, req.ref,
-          o.setup, o.cgroup,
+          o.setup, o.cgroup, req.outputGrace,
         );
       } catch (err) {
         signal?.removeEventListener('abort', onAbort);

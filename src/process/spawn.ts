@@ -17,6 +17,8 @@ export interface CaptureRequest {
   flags: number;
   maxBuffer: number;
   onOverflow?: NativeOverflowCallback;
+  /** ms output is still read after the child's exit while something else holds it; -1: to its end. */
+  outputGrace: number;
 }
 
 /** Starts a checked request; throws SpawnError when the program cannot run. */
@@ -35,6 +37,7 @@ export function spawnNormalized(opts: NormalizedSpawn, capture?: CaptureRequest)
     opts.groups,
     opts.setup,
     opts.cgroup,
+    capture?.outputGrace ?? -1,
   );
   if (watch === undefined) {
     const error = new SpawnError(out[0], binding.steps[out[1]] ?? 'spawn', opts.file, opts.argv.slice(1), opts.cwd ?? undefined, opts.cgroup ?? undefined);

@@ -27,7 +27,7 @@ const arbResult: fc.Arbitrary<CheckRunResult> = fc.record({
   output: fc.string(), longOutput: fc.string(), stdout: fc.string(), stderr: fc.string(), command: fc.string(),
   exitCode: fc.option(fc.integer({ min: 0, max: 255 })),
   signal: fc.option(fc.constantFrom('SIGTERM', 'SIGKILL')) as fc.Arbitrary<CheckRunResult['signal']>,
-  timedOut: fc.boolean(), truncated: fc.boolean(), viaShell: fc.boolean(),
+  timedOut: fc.boolean(), truncated: fc.boolean(), outputCut: fc.boolean(), viaShell: fc.boolean(),
   spawnError: fc.option(fc.constantFrom('ENOENT', 'EACCES')),
   durationMs: finite, userCpuMs: finite, systemCpuMs: finite, maxRssKb: fc.oneof(fc.integer({ min: 0, max: 2 ** 40 }), finite),
   attempt: fc.integer({ min: 1, max: 10 }), maxAttempts: fc.integer({ min: 1, max: 10 }), hard: fc.boolean(),
@@ -36,7 +36,7 @@ const arbResult: fc.Arbitrary<CheckRunResult> = fc.record({
 }).map((x) => ({
   state: x.state, stateName: (['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'] as const)[x.state], output: x.output, longOutput: x.longOutput,
   perfdata: [{ label: 'a', value: 1, uom: '' }], perfdataErrors: x.perfdataErrors, exitCode: x.exitCode, signal: x.signal,
-  timedOut: x.timedOut, truncated: x.truncated, durationMs: x.durationMs,
+  timedOut: x.timedOut, truncated: x.truncated, outputCut: x.outputCut, durationMs: x.durationMs,
   rusage: { userCpuMs: x.userCpuMs, systemCpuMs: x.systemCpuMs, maxRssKb: x.maxRssKb },
   stdout: x.stdout, stderr: x.stderr, command: x.command, viaShell: x.viaShell, spawnError: x.spawnError,
   id: 'c', attempt: x.attempt, maxAttempts: x.maxAttempts, stateType: x.hard ? 'HARD' : 'SOFT',

@@ -137,10 +137,15 @@ describe('runCheck outcomes', () => {
     expect(r).toMatchObject({ state: 1, signal: null, exitCode: 1, truncated: true });
   });
 
-  it('a timeout is not held up by a background process keeping stdout open', async () => {
-    const t = performance.now();
-    const r = await runCheck(['sh', '-c', 'echo OK; sleep 5 & exit 0'], { timeout: 300 });
-    expect(r).toMatchObject({ timedOut: true, state: 3 });
+  it('a background process keeping stdout open: the plugin\'s own state after the output grace; with Infinity, a timeout that is not held up', async () => {
+    let t = performance.now();
+    const r = await runCheck(['sh', '-c', 'echo OK - left one; sleep 5 & echo $! >&2; exit 0'], { timeout: 300 });
+    expect(r).toMatchObject({ timedOut: false, state: 0, output: 'OK - left one', outputCut: true });
+    expect(performance.now() - t).toBeLessThan(250);
+    process.kill(Number(r.stderr.trim()), 'SIGKILL');
+    t = performance.now();
+    const w = await runCheck(['sh', '-c', 'echo OK; sleep 5 & exit 0'], { timeout: 300, outputGrace: Infinity });
+    expect(w).toMatchObject({ timedOut: true, state: 3, outputCut: false });
     expect(performance.now() - t).toBeLessThan(2000);
   });
 

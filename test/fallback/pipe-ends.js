@@ -38,6 +38,6 @@ const { exec, execFile } = require(path.resolve(__dirname, '..', '..', 'dist', '
     out.both.push([r.stdout, r.stderr]);
   }
   out.big = (await exec(['/bin/sh', '-c', 'head -c 3000000 /dev/zero'], { maxBuffer: 4e6 })).stdout.length;
-  out.late = (await exec(['/bin/sh', '-c', '(sleep 0.2; echo late) & echo early'])).stdout;
+  out.late = (await exec(['/bin/sh', '-c', '(sleep 0.2; echo late) & echo early'], { outputGrace: Infinity })).stdout;
   process.stdout.write(JSON.stringify(out));
 })();

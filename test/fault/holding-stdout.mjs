@@ -25,22 +25,29 @@ await scenario('holding-stdout', 25_000, async (summary) => {
   await startExecutor(exec);
   summary.baseline = { fds: fdCount(), threads: threadCount() };
 
-  // No timeout: the result waits for the grandchild to close the output.
-  summary.waits = brief(await exec(['/bin/sh', '-c', 'sleep 0.4 & echo hi'], { reject: false }));
+  // The default output grace: the child's exit and what was read in 100 ms
+  // after it; the grandchild is left running (it ends itself here).
+  const graced = await exec(['/bin/sh', '-c', 'sleep 0.4 & echo hi'], { reject: false });
+  summary.graced = { ...brief(graced), outputCut: graced.outputCut };
+
+  // Without a grace the result waits for the grandchild to close the output.
+  summary.waits = brief(await exec(['/bin/sh', '-c', 'sleep 0.4 & echo hi'], { reject: false, outputGrace: Infinity }));
 
   // A timeout: the group, grandchild included, is killed.
-  const grouped = await exec(['/bin/sh', '-c', `sleep 5 & echo $! > ${pidFile('g')}; echo hi`], { timeout: 300, reject: false });
+  const grouped = await exec(['/bin/sh', '-c', `sleep 5 & echo $! > ${pidFile('g')}; echo hi`], {
+    timeout: 300, reject: false, outputGrace: Infinity,
+  });
   summary.grouped = { ...brief(grouped), grandchildAlive: await waitFor(() => !isAlive(readPid('g')), 1000) ? false : true };
 
   // The grandchild escaped the group (setsid) and holds stdout: given up on
   // after forceKillAfter; it is not ours to kill, so the scenario does.
   const setsid = await exec(['/bin/sh', '-c', `setsid sleep 5 & echo $! > ${pidFile('s')}; echo hi`], {
-    timeout: 300, forceKillAfter: 300, reject: false,
+    timeout: 300, forceKillAfter: 300, reject: false, outputGrace: Infinity,
   });
   escaped.push(readPid('s'));
   summary.setsid = brief(setsid);
   const check = await runCheck(['/bin/sh', '-c', `setsid sleep 5 & echo $! > ${pidFile('c')}; echo OK - held`], {
-    timeout: 300, forceKillAfter: 300,
+    timeout: 300, forceKillAfter: 300, outputGrace: Infinity,
   });
   escaped.push(readPid('c'));
   summary.setsidCheck = { state: check.state, output: check.output, timedOut: check.timedOut, durationMs: Math.round(check.durationMs) };

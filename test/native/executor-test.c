@@ -259,6 +259,36 @@ int main(void) {
           (unsigned long long) st.queued, (unsigned long long) st.running);
   }
 
+  /* The output grace: a background grandchild holds stdout; the job ends
+   * with the child's status and what was read, its output cut. */
+  {
+    const char* argv[] = {"/bin/sh", "-c", "sleep 6.5 & echo hi; echo err >&2", NULL};
+    noshell_job_t* job = make_job(1000, argv);
+    job->output_grace_ms = 50;
+    ex = executors[0];
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    submit(job);
+    noshell_job_t* done = NULL;
+    while (done == NULL) {
+      pthread_mutex_lock(&mu);
+      while (!notified) pthread_cond_wait(&cond, &mu);
+      notified = 0;
+      pthread_mutex_unlock(&mu);
+      done = noshell_executor_take(ex);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    CHECK(done->next == NULL && (done->result_flags & NOSHELL_JOB_OUTPUT_CUT) && WIFEXITED(done->status) &&
+              WEXITSTATUS(done->status) == 0 && done->out_len[0] == 3 && memcmp(done->out[0], "hi\n", 3) == 0 &&
+              done->out_len[1] == 4,
+          "grace: flags %u status %x out %zu err %zu", done->result_flags, done->status, done->out_len[0], done->out_len[1]);
+    CHECK(ms < 3000, "grace: %.0f ms", ms);
+    noshell_job_free(done);
+    /* The sleep it left is ours to stop here. */
+    for (int i = 0; i < 2 && count_cmdline("sleep\0006.5") > 0; i++) system("pkill -f '^sleep 6.5$'");
+  }
+
   /* Stopping with children running: handed to reap_later, nothing leaks. */
   ex = executors[0];
   for (int i = 0; i < 4; i++) {

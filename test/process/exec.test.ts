@@ -1,3 +1,6 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exec, execFile, ExecError, parseCommand, ShellSyntaxError, SpawnError } from '../../src/index';
 import { childProcesses, nulFields, parseInfo, PROBE } from '../helpers';
@@ -221,5 +224,77 @@ describe('__proto__, constructor and toString are ordinary variable names (they 
     } finally {
       delete process.env.__proto__;
     }
+  });
+});
+
+// A background grandchild keeps the child's stdout open long after the child
+// exited. The result is the child's own status and what was read in
+// outputGrace after its exit; the pipes are then let go (outputCut), and the
+// grandchild is left to run, as Nagios 4 leaves it. Both paths: the executor,
+// and the event loop (NOSHELL_NO_EXECUTOR=1, run in a child Node), each also
+// without pidfds (the exit is then polled).
+describe('outputGrace: a grandchild does not hold the result hostage', () => {
+  const dist = path.resolve(__dirname, '..', '..', 'dist', 'index.js');
+  const script = `
+    const { exec, runCheck } = require(${JSON.stringify(dist)});
+    (async () => {
+      const out = [];
+      for (const [argv, opts] of [
+        [['sh', '-c', 'sleep 30 & echo $! >&2; echo hi'], {}],
+        [['sh', '-c', 'sleep 30 & echo $! >&2; echo hi'], { outputGrace: 0 }],
+        [['sh', '-c', '(sleep 0.2; echo late) & echo early'], { outputGrace: '2s' }],
+        [['sh', '-c', 'sleep 30 & echo $! >&2; echo hi'], { timeout: 1000 }],
+      ]) {
+        const t = performance.now();
+        const r = await exec(argv, opts);
+        out.push({ ms: performance.now() - t, stdout: r.stdout, exitCode: r.exitCode, cut: r.outputCut, timedOut: r.timedOut, left: r.stderr.trim() });
+      }
+      const t = performance.now();
+      const c = await runCheck(['sh', '-c', 'sleep 30 & echo $! >&2; echo "WARNING - it left a daemon"; exit 1']);
+      out.push({ ms: performance.now() - t, state: c.state, output: c.output, cut: c.outputCut, left: c.stderr.trim() });
+      console.log(JSON.stringify(out));
+    })();`;
+
+  it.each([
+    ['executor', {}], ['event loop', { NOSHELL_NO_EXECUTOR: '1' }],
+    ['executor, no pidfd', { NOSHELL_NO_PIDFD: '1' }], ['event loop, no pidfd', { NOSHELL_NO_EXECUTOR: '1', NOSHELL_NO_PIDFD: '1' }],
+  ])('%s', (_name, env) => {
+    const r = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    const results = JSON.parse(r.stdout) as Array<Record<string, unknown> & { ms: number; left: string }>;
+    try {
+      const [plain, zero, late, timed, check] = results;
+      // exec(['sh','-c','sleep 30 & echo hi']): within the 100 ms default grace + 100 ms.
+      expect(plain).toMatchObject({ stdout: 'hi\n', exitCode: 0, cut: true });
+      expect(plain.ms).toBeLessThan(200);
+      expect(zero).toMatchObject({ stdout: 'hi\n', exitCode: 0, cut: true });
+      expect(zero.ms).toBeLessThan(100);
+      // Output a grandchild writes within the grace is kept, and its end ends the wait.
+      expect(late).toMatchObject({ stdout: 'early\nlate\n', exitCode: 0, cut: false });
+      expect(late.ms).toBeLessThan(1500);
+      // The child's own exit is the result, not a timeout.
+      expect(timed).toMatchObject({ stdout: 'hi\n', exitCode: 0, cut: true, timedOut: false });
+      expect(timed.ms).toBeLessThan(500);
+      expect(check).toMatchObject({ state: 1, output: 'WARNING - it left a daemon', cut: true });
+      expect(check.ms).toBeLessThan(500);
+      // The grandchildren were left running (Nagios 4 leaves them too).
+      for (const x of [plain, zero, timed, check]) expect(existsSync(`/proc/${x.left}`)).toBe(true);
+    } finally {
+      for (const x of results) if (/^\d+$/.test(x.left)) try { process.kill(Number(x.left), 'SIGKILL'); } catch { /* gone */ }
+    }
+  });
+
+  it('Infinity waits for the output\'s end, however long; bad values are refused', async () => {
+    const t = performance.now();
+    const r = await exec(['sh', '-c', 'sleep 0.4 & echo x'], { outputGrace: Infinity });
+    expect(r).toMatchObject({ stdout: 'x\n', outputCut: false });
+    expect(performance.now() - t).toBeGreaterThan(380);
+    for (const bad of [-1, 'soon', 2 ** 31, NaN]) {
+      await expect(exec(['/bin/true'], { outputGrace: bad as number })).rejects.toThrow(/outputGrace/);
+    }
+  });
+
+  it('a child that exits with its output ended pays nothing: no cut, no wait', async () => {
+    const r = await exec(['sh', '-c', 'echo a; sleep 0.05; echo b']);
+    expect(r).toMatchObject({ stdout: 'a\nb\n', outputCut: false });
   });
 });

@@ -111,11 +111,11 @@ describe('executor', () => {
     }
   });
 
-  it('a child that exits while its grandchild keeps stdout open: waited for; on timeout the group goes', async () => {
-    const r = await exec(['sh', '-c', '(sleep 0.4; echo late) & echo early'], {});
+  it('outputGrace: Infinity: a grandchild keeping stdout open after the child exited is waited for; on timeout the group goes', async () => {
+    const r = await exec(['sh', '-c', '(sleep 0.4; echo late) & echo early'], { outputGrace: Infinity });
     expect(r.stdout).toBe('early\nlate\n');
     expect(r.durationMs).toBeGreaterThanOrEqual(350);
-    const t = await exec(['sh', '-c', '(sleep 30; echo never) & echo early'], { timeout: 300, reject: false });
+    const t = await exec(['sh', '-c', '(sleep 30; echo never) & echo early'], { timeout: 300, reject: false, outputGrace: Infinity });
     expect(t.stdout).toBe('early\n');
     expect(t.timedOut).toBe(true);
     expect(await waitFor(() => childProcesses().length === 0, 3000)).toBe(true);

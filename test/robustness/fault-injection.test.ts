@@ -108,10 +108,12 @@ describe('fault injection', () => {
     }
   });
 
-  it('a grandchild holding stdout after the child exited: waited for, killed with the group on timeout, given up on when it left the group', async () => {
+  it('a grandchild holding stdout after the child exited: let go after the output grace; with Infinity waited for, killed with the group on timeout, given up on when it left the group', async () => {
     const o = await runScenario('holding-stdout');
     expectSurvivedClean(o);
     const s = o.summary;
+    expect(s.graced).toMatchObject({ exitCode: 0, timedOut: false, stdout: 'hi\n', outputCut: true });
+    expect(s.graced.durationMs).toBeLessThan(300);
     expect(s.waits).toMatchObject({ exitCode: 0, timedOut: false, stdout: 'hi\n' });
     expect(s.waits.durationMs).toBeGreaterThanOrEqual(380);
     expect(s.grouped).toMatchObject({ exitCode: 0, timedOut: true, stdout: 'hi\n', grandchildAlive: false });

@@ -30,6 +30,7 @@ const TIMED_OUT = 1;
 const TRUNCATED = 2;
 const VIA_SHELL = 4;
 const HARD = 8;
+const OUTPUT_CUT = 16;
 
 /** The perfdata errors of every record that has none (a result gets an array of its own). */
 const NO_ERRORS = Object.freeze([]) as unknown as string[];
@@ -59,7 +60,7 @@ export class LastRun implements RunFigures {
     this.attempt = r.attempt;
     this.maxAttempts = r.maxAttempts;
     this.exitCode = r.exitCode;
-    this.#flags = (r.timedOut ? TIMED_OUT : 0) | (r.truncated ? TRUNCATED : 0) | (r.viaShell ? VIA_SHELL : 0) | (r.stateType === 'HARD' ? HARD : 0);
+    this.#flags = (r.timedOut ? TIMED_OUT : 0) | (r.truncated ? TRUNCATED : 0) | (r.outputCut ? OUTPUT_CUT : 0) | (r.viaShell ? VIA_SHELL : 0) | (r.stateType === 'HARD' ? HARD : 0);
     this.#n = [r.scheduledAt, r.startedAt, r.finishedAt, r.durationMs, r.rusage.userCpuMs, r.rusage.systemCpuMs, r.rusage.maxRssKb];
     this.output = r.output;
     this.longOutput = r.longOutput;
@@ -97,7 +98,8 @@ export class LastRun implements RunFigures {
     return {
       state: this.state, stateName: STATE_NAMES[this.state], output: this.output, longOutput: this.longOutput,
       perfdata: this.perfdata, perfdataErrors: this.perfdataErrors === NO_ERRORS ? [] : this.perfdataErrors, exitCode: this.exitCode,
-      signal: this.signal, timedOut: (f & TIMED_OUT) !== 0, truncated: (f & TRUNCATED) !== 0, durationMs: n[DURATION],
+      signal: this.signal, timedOut: (f & TIMED_OUT) !== 0, truncated: (f & TRUNCATED) !== 0,
+      outputCut: (f & OUTPUT_CUT) !== 0, durationMs: n[DURATION],
       rusage: { userCpuMs: n[USER_CPU], systemCpuMs: n[SYSTEM_CPU], maxRssKb: n[MAX_RSS] },
       stdout: this.stdout, stderr: this.stderr, command: this.command, viaShell: (f & VIA_SHELL) !== 0, spawnError: this.spawnError,
       id: this.id, attempt: this.attempt, maxAttempts: this.maxAttempts, stateType: f & HARD ? 'HARD' : 'SOFT',

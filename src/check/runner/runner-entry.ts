@@ -96,7 +96,8 @@ export function runResultOf(e: Entry, result: CheckResult, at: RunTimes): CheckR
   return {
     state: result.state, stateName: result.stateName, output: result.output, longOutput: result.longOutput,
     perfdata: result.perfdata, perfdataErrors: result.perfdataErrors, exitCode: result.exitCode,
-    signal: result.signal, timedOut: result.timedOut, truncated: result.truncated, durationMs: result.durationMs,
+    signal: result.signal, timedOut: result.timedOut, truncated: result.truncated, outputCut: result.outputCut,
+    durationMs: result.durationMs,
     rusage: result.rusage, stdout: result.stdout, stderr: result.stderr,
     // The same text every run: the last result's string is kept, this run's copy let go.
     command: e.last !== null && e.last.command === result.command ? e.last.command : result.command,

@@ -298,7 +298,7 @@ export class CheckRunner extends EventEmitter {
       result = {
         state: 3, stateName: 'UNKNOWN', output: `Check definition error: ${(err as Error).message}`, longOutput: '',
         perfdata: [], perfdataErrors: NO_ERRORS, exitCode: null, signal: null, timedOut: false, truncated: false,
-        durationMs: 0, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, stdout: '', stderr: '',
+        outputCut: false, durationMs: 0, rusage: { userCpuMs: 0, systemCpuMs: 0, maxRssKb: 0 }, stdout: '', stderr: '',
         command: String(entry.def.command), viaShell: false, spawnError: 'EINVAL',
       };
     }
