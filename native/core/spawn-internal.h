@@ -20,12 +20,18 @@ static inline int noshell_stat(const char* path, struct stat* st) {
 static inline int noshell_fstat(int fd, struct stat* st) {
   return (int) syscall(SYS_newfstatat, fd, "", st, AT_EMPTY_PATH);
 }
+static inline int noshell_fstatat(int dir, const char* name, struct stat* st, int flags) {
+  return (int) syscall(SYS_newfstatat, dir, name, st, flags);
+}
 #else
 static inline int noshell_stat(const char* path, struct stat* st) {
   return stat(path, st);
 }
 static inline int noshell_fstat(int fd, struct stat* st) {
   return fstat(fd, st);
+}
+static inline int noshell_fstatat(int dir, const char* name, struct stat* st, int flags) {
+  return fstatat(dir, name, st, flags);
 }
 #endif
 

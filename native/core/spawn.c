@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -182,37 +183,139 @@ done:
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
+/* Reads a small file at dir/name (O_NOFOLLOW) into buf, NUL-terminated;
+ * -1 when it cannot be opened or read. */
+static ssize_t read_at(int dir, const char* name, char* buf, size_t len) {
+  int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  ssize_t n;
+  if (fd < 0) return -1;
+  do
+    n = read(fd, buf, len - 1);
+  while (n < 0 && errno == EINTR);
+  close(fd);
+  if (n < 0) return -1;
+  buf[n] = '\0';
+  return n;
+}
+
+/* Text without surrounding blanks and line ends. */
+static const char* trimmed(char* s) {
+  size_t n = strlen(s);
+  while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = '\0';
+  while (*s == ' ' || *s == '\t') s++;
+  return s;
+}
+
+/* This process's memory nodes as /proc/self/status lists them ("0-1"). */
+static int own_mems(char* out, size_t len) {
+  char buf[4096];
+  static const char key[] = "Mems_allowed_list:";
+  size_t have = 0;
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  int found = -1;
+  if (fd < 0) return -1;
+  /* Line by line through a window: the Groups line can be long. */
+  for (;;) {
+    ssize_t n;
+    char* nl;
+    do
+      n = read(fd, buf + have, sizeof(buf) - 1 - have);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) break;
+    have += (size_t) n;
+    buf[have] = '\0';
+    while ((nl = memchr(buf, '\n', have)) != NULL) {
+      *nl = '\0';
+      if (strncmp(buf, key, sizeof(key) - 1) == 0) {
+        snprintf(out, len, "%s", trimmed(buf + sizeof(key) - 1));
+        found = 0;
+        break;
+      }
+      have -= (size_t) (nl + 1 - buf);
+      memmove(buf, nl + 1, have);
+    }
+    if (found == 0) break;
+    if (have == sizeof(buf) - 1) have = 0; /* a line longer than the window: not ours */
+  }
+  close(fd);
+  return found;
+}
+
+/* Whether another user could freeze dir or a cgroup above it: a
+ * cgroup.freeze not root's or ours, or writable by group or others. A
+ * frozen child never reaches execve, and the thread that started it waits
+ * for that execve (CLONE_VFORK) with no way out. Also compares the memory
+ * nodes of the nearest cpuset with ours: the kernel moves a joining
+ * process's memory to its cpuset's nodes, and until execve the child's
+ * memory is this process's. 0, EPERM or EXDEV. */
+static int check_cgroup_chain(int dir) {
+  uid_t me = geteuid();
+  int cur = dup(dir);
+  int depth;
+  int mems_seen = 0;
+  int err = 0;
+  if (cur < 0) return errno;
+  for (depth = 0; depth < 256 && err == 0; depth++) {
+    struct stat st;
+    struct statfs sf;
+    char mems[256];
+    int up;
+    if (noshell_fstatat(cur, "cgroup.freeze", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        ((st.st_uid != 0 && st.st_uid != me) || (st.st_mode & (S_IWGRP | S_IWOTH))))
+      err = EPERM;
+    if (err == 0 && !mems_seen && read_at(cur, "cpuset.mems.effective", mems, sizeof(mems)) >= 0) {
+      char own[256];
+      mems_seen = 1;
+      if (own_mems(own, sizeof(own)) == 0 && strcmp(trimmed(mems), own) != 0) err = EXDEV;
+    }
+    if (err != 0) break;
+    up = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    close(cur);
+    cur = up;
+    /* Above the cgroup2 mount: done. */
+    if (cur < 0 || fstatfs(cur, &sf) != 0 || (unsigned long) sf.f_type != CGROUP2_SUPER_MAGIC) break;
+  }
+  if (cur >= 0) close(cur);
+  return err;
+}
+
 /* <dir>/cgroup.procs, opened here with our credentials (the kernel checks a
- * move against the opener's): the child writes "0" to it, moving itself
- * before anything else it does. ENOTSUP when dir is not on cgroup2 (a v1
- * hierarchy, or no cgroup at all). Never one of 0-2, which the child's
- * stdio plan may name as inherited. */
+ * move against the opener's): the child writes "0" to it, moving itself,
+ * before it touches its stdio, limits or user. Refused before any child
+ * exists: ENOTSUP when dir is not on cgroup2 (a v1 hierarchy, no cgroup) or
+ * its cgroup.procs is not a regular file (a symlink, a FIFO planted there);
+ * EBUSY when it is frozen; EPERM and EXDEV as check_cgroup_chain says. The
+ * fd is never one of 0-2, which the child's stdio plan may name as
+ * inherited. */
 static int open_cgroup_procs(const char* dir, int* out) {
-  char path[PATH_MAX];
   struct statfs sf;
   struct stat st;
-  size_t len = strlen(dir);
-  int fd;
-  if (len == 0 || len + sizeof("/cgroup.procs") > sizeof(path)) return ENAMETOOLONG;
-  memcpy(path, dir, len);
-  memcpy(path + len, "/cgroup.procs", sizeof("/cgroup.procs"));
-  fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    int err = errno;
-    /* A missing cgroup.procs in a directory that exists: not a cgroup. */
-    if (err == ENOENT && noshell_stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return ENOTSUP;
-    return err;
-  }
-  if (fstatfs(fd, &sf) != 0 || (unsigned long) sf.f_type != CGROUP2_SUPER_MAGIC) {
-    close(fd);
+  char events[512];
+  int dfd, fd, err = 0;
+  dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return errno;
+  if (fstatfs(dfd, &sf) != 0 || (unsigned long) sf.f_type != CGROUP2_SUPER_MAGIC) {
+    close(dfd);
     return ENOTSUP;
   }
-  if (fd < 3) {
+  fd = openat(dfd, "cgroup.procs", O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) err = errno == ELOOP || errno == ENOENT || errno == ENXIO ? ENOTSUP : errno;
+  else if (noshell_fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) err = ENOTSUP;
+  /* "frozen 1": this cgroup or one above it is frozen now. */
+  if (err == 0 && read_at(dfd, "cgroup.events", events, sizeof(events)) >= 0 &&
+      (strncmp(events, "frozen 1", 8) == 0 || strstr(events, "\nfrozen 1") != NULL))
+    err = EBUSY;
+  if (err == 0) err = check_cgroup_chain(dfd);
+  close(dfd);
+  if (err == 0 && fd < 3) {
     int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    int err = errno;
+    if (moved < 0) err = errno;
     close(fd);
-    if (moved < 0) return err;
     fd = moved;
+  }
+  if (err != 0) {
+    if (fd >= 0) close(fd);
+    return err;
   }
   *out = fd;
   return 0;

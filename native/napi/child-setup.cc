@@ -7,6 +7,11 @@
 namespace noshell {
 namespace {
 
+// A whole number in [lo, hi] (NaN and fractions are not).
+bool WholeIn(double v, double lo, double hi) {
+  return v >= lo && v <= hi && v == static_cast<double>(static_cast<long long>(v));
+}
+
 // Limits are whole numbers up to 2^53 (JS numbers); -1 and -2 are the two
 // special values. Anything else was refused in TypeScript already.
 bool LimitValue(double v, unsigned long long* out) {
@@ -18,7 +23,7 @@ bool LimitValue(double v, unsigned long long* out) {
     *out = NOSHELL_RLIM_KEEP;
     return true;
   }
-  if (!(v >= 0 && v <= 9007199254740992.0)) return false;
+  if (!WholeIn(v, 0, 9007199254740992.0)) return false;
   *out = static_cast<unsigned long long>(v);
   return true;
 }
@@ -49,7 +54,8 @@ bool LoadChildSetup(Napi::Env env, const Napi::Value& setup, const Napi::Value& 
   Napi::Float64Array a = setup.As<Napi::Float64Array>();
   size_t len = a.ElementLength();
   double n = len >= 3 ? a[2] : -1;
-  if (len < 3 || !(n >= 0 && n <= 64) || len != 3 + 3 * static_cast<size_t>(n)) {
+  if (len < 3 || !WholeIn(n, 0, 64) || len != 3 + 3 * static_cast<size_t>(n) || !WholeIn(a[0], 0, 64) ||
+      !WholeIn(a[1], -20, 19)) {
     free(*cgroup_copy);
     *cgroup_copy = nullptr;
     return Fail(env, "noshell: bad setup array");
@@ -67,7 +73,7 @@ bool LoadChildSetup(Napi::Env env, const Napi::Value& setup, const Napi::Value& 
   for (size_t i = 0; i < count; i++) {
     double resource = a[3 + i * 3];
     list[i].resource = static_cast<int>(resource);
-    if (!(resource >= 0 && resource < 64) || !LimitValue(a[4 + i * 3], &list[i].soft) ||
+    if (!WholeIn(resource, 0, 63) || !LimitValue(a[4 + i * 3], &list[i].soft) ||
         !LimitValue(a[5 + i * 3], &list[i].hard)) {
       free(list);
       free(*cgroup_copy);

@@ -15,7 +15,7 @@ import { normalizeCgroup, normalizeNice, parseRlimitsText, type Rlimits } from '
 export const checkUsage = usageOf('check');
 
 const OPTIONS = {
-  timeout: 'value', 'timeout-state': 'value', shell: 'value', command: 'value', format: 'value', rlimit: 'value', nice: 'value',
+  timeout: 'value', 'timeout-state': 'value', shell: 'value', command: 'value', format: 'value', rlimit: 'list', nice: 'value',
   cgroup: 'value',
 } as const;
 
@@ -95,7 +95,9 @@ function parseLimits(o: ReturnType<typeof scanOptions>): CheckArgs['limits'] {
   }
   const nice = valueOf(o, 'nice');
   if (nice !== undefined) {
-    const n = nice.trim() === '' ? NaN : Number(nice);
+    // Digits with an optional sign: Number() would take "0x0a" and " 1e1 ".
+    const t = nice.trim();
+    const n = /^[-+]?\d{1,3}$/.test(t) ? Number(t) : NaN;
     try {
       limits.nice = normalizeNice(n);
     } catch {

@@ -6,11 +6,12 @@
 // 1 MiB argument makes no 1 MiB message).
 import { quoteText } from '../util/quote-text';
 
-/** Each option by its name without the dashes: whether it takes a value. */
-export type OptionSpec = Readonly<Record<string, 'value' | 'flag'>>;
+/** Each option by its name without the dashes: whether it takes a value; 'list': a value, and
+ * repeats join with commas (`--rlimit a=1 --rlimit b=2` is `--rlimit a=1,b=2`). */
+export type OptionSpec = Readonly<Record<string, 'value' | 'list' | 'flag'>>;
 
 export interface ScannedOptions {
-  /** The value of each option given (a flag: true); the last one wins when one is repeated. */
+  /** The value of each option given (a flag: true); the last one wins when one is repeated, but for a 'list'. */
   values: Map<string, string | true>;
   /** Words that are not options, before any `--`. */
   positionals: string[];
@@ -43,10 +44,10 @@ export function scanOptions(command: string, usage: string, args: readonly strin
     if (kind === 'flag') {
       if (eq >= 0) throw new UsageError(command, `--${name} takes no value`, usage);
       values.set(name, true);
-    } else if (eq >= 0) {
-      values.set(name, a.slice(eq + 1));
-    } else if (i + 1 < args.length) {
-      values.set(name, args[++i]);
+    } else if (eq >= 0 || i + 1 < args.length) {
+      const value = eq >= 0 ? a.slice(eq + 1) : args[++i];
+      const before = values.get(name);
+      values.set(name, kind === 'list' && typeof before === 'string' ? `${before},${value}` : value);
     } else {
       throw new UsageError(command, `--${name} needs a value`, usage);
     }

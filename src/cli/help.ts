@@ -36,7 +36,7 @@ export const COMMANDS: CommandHelp[] = [
       ['--timeout S', 'seconds (or 500ms, 2m) before the plugin\'s process group is killed (default 60)'],
       ['--timeout-state STATE', 'the state of a timed-out check: 0-3 or OK, WARNING, CRITICAL, UNKNOWN (default UNKNOWN)'],
       ['--format text|json', 'text: the plugin\'s stdout as written (default); json: the parsed result'],
-      ['--rlimit NAME=V[,…]', 'limits: nofile=1024,as=512M,core=0; SOFT:HARD as in nofile=512:4096; unlimited'],
+      ['--rlimit NAME=V[,…]', 'limits: nofile=1024,as=512M,core=0; SOFT:HARD as in nofile=512:4096; unlimited; may be repeated'],
       ['--nice N', 'limits: the plugin\'s nice value, -20 to 19'],
       ['--cgroup DIR', 'limits: a cgroup v2 directory the plugin runs in'],
       ['-h, --help', 'this help'],
@@ -44,7 +44,8 @@ export const COMMANDS: CommandHelp[] = [
     notes: [
       'Exit codes are the plugin\'s states: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN. Bad usage is UNKNOWN (3),',
       'as for any Nagios plugin (2 would read as CRITICAL). SIGINT/SIGTERM/SIGHUP kill the plugin\'s group first;',
-      'a SIGKILL of noshell check kills the plugin too. A limit that cannot be set is UNKNOWN, and the plugin never runs.',
+      'a SIGKILL of noshell check kills the plugin too (not what it started). A limit that cannot be set is UNKNOWN, and',
+      'the plugin never runs.',
     ],
   },
   {

@@ -42,7 +42,9 @@ const explanations: Record<string, string> = {
 /** What an errno means at one of the child's setup steps. */
 const stepExplanations: Record<string, string> = {
   'cgroup:ENOTSUP': 'not a cgroup v2 directory (a cgroup v1 hierarchy, or no cgroup2 mounted there)',
-  'cgroup:EBUSY': 'the cgroup has controllers enabled for its children: cgroup v2 puts processes only in leaves',
+  'cgroup:EBUSY': 'the cgroup is frozen, or has controllers enabled for its children (cgroup v2 puts processes only in leaves)',
+  'cgroup:EPERM': 'another user could freeze this cgroup or one above it (its cgroup.freeze is theirs): the child would stall before execve',
+  'cgroup:EXDEV': 'its cpuset.mems.effective differs from this process\'s memory nodes: the kernel would move memory the child still shares with this process',
   'cgroup:EACCES': 'permission denied (moving a process needs write access to both cgroups\' cgroup.procs)',
   'setrlimit:EPERM': 'raising a hard limit needs privilege (CAP_SYS_RESOURCE), and nofile cannot pass fs.nr_open',
   'setrlimit:EINVAL': 'the soft limit would be above the hard limit',

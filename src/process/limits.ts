@@ -152,7 +152,8 @@ export function childSetup(deathSignal: number, nice: number, rlimits: readonly 
  * normalizeRlimits when used. TypeError for text that is not that form.
  */
 export function parseRlimitsText(text: string): Rlimits {
-  const out: Record<string, RlimitValue> = {};
+  // No prototype: "__proto__=1" is a name like any other, and an unknown one.
+  const out = Object.create(null) as Record<string, RlimitValue>;
   for (const item of text.split(',')) {
     const eq = item.indexOf('=');
     if (eq <= 0) throw new TypeError(`expected NAME=VALUE or NAME=SOFT:HARD, got ${quoteText(item)}`);

@@ -193,37 +193,41 @@ export function normalizeSpawn(
   stdioKind(o.stdout, 1, stdio);
   stdioKind(o.stderr, 2, stdio);
 
+  // Each read once: a getter may answer differently each time it is asked.
+  const { cleanup: cleanupOption, detached, rlimits: rlimitsOption, nice: niceOption, cgroup: cgroupOption } = o;
   if (o.processGroup !== undefined && typeof o.processGroup !== 'boolean') {
     throw new TypeError(`processGroup must be a boolean, got ${describe(o.processGroup)}`);
   }
   const processGroup = o.processGroup !== false;
-  if (!processGroup && o.detached === true) {
+  if (!processGroup && detached === true) {
     throw new TypeError('detached: a detached child leads its own process group; leave processGroup out');
   }
   let flags = processGroup ? NativeFlag.NewProcessGroup : 0;
   const creds = normalizeCredentials(o.uid, o.gid, o.groups);
   flags |= creds.flags;
 
-  for (const key of ['cleanup', 'detached'] as const) {
-    if (o[key] !== undefined && typeof o[key] !== 'boolean') {
-      throw new TypeError(`${key} must be a boolean, got ${describe(o[key])}`);
+  for (const [key, value] of [['cleanup', cleanupOption], ['detached', detached]] as const) {
+    if (value !== undefined && typeof value !== 'boolean') {
+      throw new TypeError(`${key} must be a boolean, got ${describe(value)}`);
     }
   }
-  const cleanup = o.cleanup === true;
+  const cleanup = cleanupOption === true;
   if (cleanup) flags |= NativeFlag.DieWithParent;
-  if (o.detached === true) flags |= NativeFlag.NewSession;
-  const rlimits = o.rlimits === undefined ? [] : normalizeRlimits(o.rlimits);
+  if (detached === true) flags |= NativeFlag.NewSession;
+  const rlimits = rlimitsOption === undefined ? [] : normalizeRlimits(rlimitsOption);
   let nice = 0;
-  if (o.nice !== undefined) {
-    nice = normalizeNice(o.nice);
+  if (niceOption !== undefined) {
+    nice = normalizeNice(niceOption);
     flags |= NativeFlag.SetNice;
   }
   let cgroup: string | null = null;
-  if (o.cgroup !== undefined) {
-    cgroup = normalizeCgroup(o.cgroup);
+  if (cgroupOption !== undefined) {
+    cgroup = normalizeCgroup(cgroupOption);
     flags |= NativeFlag.SetCgroup;
   }
-  const setup = cleanup || rlimits.length > 0 || o.nice !== undefined ? childSetup(SIGKILL, nice, rlimits) : null;
+  const setup = flags & (NativeFlag.DieWithParent | NativeFlag.SetNice) || rlimits.length > 0
+    ? childSetup(SIGKILL, nice, rlimits)
+    : null;
 
   const method = methods[o.method ?? 'auto'];
   if (method === undefined || !Object.hasOwn(methods, o.method ?? 'auto')) {

@@ -33,7 +33,13 @@ describe('noshell check', () => {
     expect(refused.status).toBe(3);
     expect(refused.stdout).toContain('ENOTSUP: not a cgroup v2 directory');
     expect(existsSync(touched)).toBe(false);
-    for (const [option, value] of [['--rlimit', 'nofile=2:1'], ['--rlimit', 'bogus=1'], ['--nice', '-21'], ['--nice', ''], ['--cgroup', 'rel']]) {
+    // Repeated --rlimit adds up; the last --nice wins as for every other option.
+    const twice = cli('check', '--rlimit', 'nofile=55', '--rlimit=core=0', '--', '/bin/sh', '-c', 'echo "OK - $(ulimit -n) $(ulimit -c)"');
+    expect(twice.stdout).toBe('OK - 55 0\n');
+    for (const [option, value] of [
+      ['--rlimit', 'nofile=2:1'], ['--rlimit', 'bogus=1'], ['--rlimit', '__proto__=1:2'], ['--nice', '-21'], ['--nice', ''],
+      ['--nice', '0x0a'], ['--nice', '1e1'], ['--cgroup', 'rel'],
+    ]) {
       const bad = cli('check', option, value, '--', '/bin/touch', touched);
       expect(bad.status).toBe(3);
       expect(bad.stdout).toMatch(new RegExp(`^UNKNOWN - noshell check: ${option} must be `));

@@ -3,7 +3,8 @@
 // /proc/self/cgroup, /proc/self/stat), on the executor path (exec) and the
 // event-loop path (spawn); and the errors that keep a program from running
 // with less than was asked.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, rmdirSync, statfsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, rmdirSync, statfsSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,9 +128,44 @@ describe('cgroup', () => {
     expect(out).toContain(`0::/${path.basename(dir)}\n`);
   });
 
+  // The child joins the cgroup before execve while the thread that started
+  // it waits for that execve: in a frozen cgroup it would wait for ever.
+  it('a frozen cgroup, or one another user could freeze (it or one above): refused before any child exists', async () => {
+    if (typeof dir !== 'string') return;
+    const inner = path.join(dir, 'inner');
+    mkdirSync(inner);
+    const freeze = (d: string, v: string) => writeFileSync(path.join(d, 'cgroup.freeze'), v);
+    try {
+      freeze(inner, '1');
+      const t = performance.now();
+      expect(() => spawn('/bin/true', [], { cgroup: inner })).toThrow(/EBUSY: the cgroup is frozen/);
+      await expect(execFile('/bin/true', [], { cgroup: inner })).rejects.toMatchObject({ code: 'EBUSY', step: 'cgroup' });
+      // A parent frozen freezes the child cgroup too.
+      freeze(inner, '0');
+      freeze(dir, '1');
+      await expect(execFile('/bin/true', [], { cgroup: inner })).rejects.toMatchObject({ code: 'EBUSY', step: 'cgroup' });
+      freeze(dir, '0');
+      expect(performance.now() - t).toBeLessThan(2000);
+      // Delegated to nobody: nobody could freeze it between our check and the child's execve.
+      for (const owner of [inner, dir]) {
+        chownSync(path.join(owner, 'cgroup.freeze'), NOBODY, NOBODY);
+        const err = await execFile('/bin/true', [], { cgroup: inner }).catch((e: unknown) => e);
+        expect(err).toMatchObject({ code: 'EPERM', step: 'cgroup' });
+        expect((err as Error).message).toContain('another user could freeze');
+        chownSync(path.join(owner, 'cgroup.freeze'), 0, 0);
+      }
+      expect((await execFile('/bin/cat', ['/proc/self/cgroup'], { cgroup: inner })).stdout).toContain(`/${path.basename(dir)}/inner\n`);
+    } finally {
+      freeze(dir, '0');
+      rmdirSync(inner);
+    }
+  });
+
   it('a directory that is not a cgroup v2 one, or none: SpawnError at cgroup, nothing runs', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-cg-'));
     const marker = path.join(tmp, 'ran');
+    // A FIFO planted as cgroup.procs is never opened (an open for writing would wait for a reader).
+    execFileSync('mkfifo', [path.join(tmp, 'cgroup.procs')]);
     try {
       for (const [cgroup, code] of [[tmp, 'ENOTSUP'], [path.join(tmp, 'missing'), 'ENOENT']] as const) {
         const err = await execFile('/bin/touch', [marker], { cgroup }).catch((e: unknown) => e);
@@ -194,6 +230,14 @@ describe('limits that cannot be applied fail the spawn; the program never runs',
     for (const [options, message] of bad) {
       expect(() => spawn('/bin/true', [], options), JSON.stringify(options)).toThrow(message);
     }
+  });
+
+  it('each option is read once: a getter that changes its answer cannot set a flag without its value', async () => {
+    let reads = 0;
+    const options = { stdin: 'ignore', get nice() { return reads++ < 1 ? 10 : undefined; } } as SpawnOptions;
+    const r = await execFile('/bin/sh', ['-c', 'nice'], options);
+    expect(r.stdout.trim()).toBe('10');
+    expect(reads).toBe(1);
   });
 
   it('posix_spawn by name does take detached (POSIX_SPAWN_SETSID)', async () => {
