@@ -26,6 +26,8 @@
         "napi/scrape-lines-addon.cc",
         "napi/malloc-tune.cc",
         "napi/child-setup.cc",
+        "napi/output-value.cc",
+        "executor/output-runs.c",
         "napi/addon.cc"
       ],
       "include_dirs": [

@@ -197,6 +197,8 @@ static int append(noshell_executor_t* ex, noshell_job_t* job, int i, const char*
       job->out[i] = d;
       p->cap[i] = cap;
     }
+    /* With `all`, the order too; no memory for it ends the output as above. */
+    if ((job->capture & NOSHELL_CAPTURE_ALL) && noshell_runs_add(&job->runs, i, keep) != 0) return 0;
     memcpy(job->out[i] + job->out_len[i], data, keep);
     job->out_len[i] += keep;
   }

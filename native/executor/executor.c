@@ -68,6 +68,7 @@ void noshell_job_free(noshell_job_t* job) {
     if (job->priv->fd[i] >= 0) close(job->priv->fd[i]);
   free(job->out[0]);
   free(job->out[1]);
+  noshell_runs_free(&job->runs);
   free(job);
 }
 

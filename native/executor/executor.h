@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "env-snapshot.h"
+#include "output-runs.h"
 #include "../core/spawn.h"
 
 #ifdef __cplusplus
@@ -28,7 +29,8 @@ extern "C" {
 enum {
   NOSHELL_CAPTURE_STDOUT = 1,
   NOSHELL_CAPTURE_STDERR = 2,
-  NOSHELL_CAPTURE_TRUNCATE = 8 /* past max_buffer: drop the rest, read on */
+  NOSHELL_CAPTURE_TRUNCATE = 8, /* past max_buffer: drop the rest, read on */
+  NOSHELL_CAPTURE_ALL = 16      /* record the order of stdout and stderr (runs) */
 };
 
 /* job->result_flags. */
@@ -93,6 +95,7 @@ typedef struct noshell_job {
   uint64_t duration_ns;    /* spawn to reap */
   char* out[2];            /* captured stdout, stderr (malloc'd or NULL) */
   size_t out_len[2];
+  noshell_runs_t runs;     /* with NOSHELL_CAPTURE_ALL: their order */
   unsigned result_flags;   /* NOSHELL_JOB_* */
 
   noshell_job_private_t* priv; /* executor thread only */

@@ -146,6 +146,7 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
                              : static_cast<size_t>(9e15);
   watch_req.as_string = (capture & 4u) != 0;
   watch_req.truncate = (capture & 8u) != 0;
+  watch_req.all = (capture & 16u) != 0;
   // -1 (or anything not a number ≥ 0): captured output is read to its end.
   double grace = info[18].IsNumber() ? info[18].As<Napi::Number>().DoubleValue() : -1;
   watch_req.grace_ms = grace >= 0 && grace < 9e15 ? static_cast<int64_t>(grace) : -1;

@@ -54,6 +54,17 @@ void OnAlloc(uv_handle_t* handle, size_t suggested, uv_buf_t* buf) {
   *buf = uv_buf_init(c->data + c->len, static_cast<unsigned>(room < want ? room : want));
 }
 
+// Counts n bytes read into the buffer, up to max (their order too, with
+// `all`); whether the stream goes on (false: past max, or no memory to
+// record the order).
+bool Keep(Capture* c, size_t n) {
+  size_t kept = c->len + n <= c->max ? n : c->max - c->len;
+  bool recorded = c->runs == nullptr || noshell_runs_add(c->runs, c->stream, kept) == 0;
+  c->len += kept;
+  if (kept < n) c->overflow = true;
+  return kept == n && recorded;
+}
+
 void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
   Capture* c = static_cast<Capture*>(stream->data);
   if (nread == 0) return;  // EAGAIN
@@ -62,10 +73,7 @@ void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) {
       c->overflow = true;
       return;
     }
-    c->len += static_cast<size_t>(nread);
-    if (c->len <= c->max) return;
-    c->len = c->max;
-    c->overflow = true;
+    if (Keep(c, static_cast<size_t>(nread))) return;
   }
   // EOF, a read error (EIO…), no memory, or past max: the output ends here.
   Finish(c);
@@ -125,10 +133,7 @@ bool CaptureDrain(Capture* c) {
         c->overflow = true;
         continue;
       }
-      c->len += static_cast<size_t>(n);
-      if (c->len <= c->max) continue;
-      c->len = c->max;
-      c->overflow = true;
+      if (Keep(c, static_cast<size_t>(n))) continue;
     } else if (n < 0 && errno == EINTR) {
       continue;
     } else if (n < 0 && errno == EAGAIN) {

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <uv.h>
 
+#include "../executor/output-runs.h"
+
 namespace noshell {
 
 struct Capture;
@@ -24,6 +26,10 @@ struct Capture {
   size_t len = 0;
   size_t cap = 0;
   size_t max = 0;
+  // With exec's `all`: the watch's record of the order (shared by both
+  // captures) and this one's stream (0 stdout, 1 stderr).
+  noshell_runs_t* runs = nullptr;
+  int stream = 0;
   CaptureEndCb on_end = nullptr;
   uv_close_cb on_close = nullptr;
   void* owner = nullptr;

@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 
 #include "executor-env.h"
+#include "output-value.h"
+#include "../executor/output-runs.h"
 
 namespace noshell {
 namespace {
@@ -11,8 +13,6 @@ namespace {
 // Numbers per finished job in the Float64Array handed to onResults (its
 // two outputs go in a plain array beside it).
 constexpr uint32_t kNumbers = 11;
-// Small outputs are copied into a fresh Buffer; big ones are handed over.
-constexpr size_t kCopyBelow = 64 * 1024;
 // Bit of a job's capture that the executor ignores: deliver strings.
 constexpr unsigned kAsString = 4;
 
@@ -24,28 +24,26 @@ napi_value Output(napi_env env, noshell_job_t* job, int which) {
   }
   size_t len;
   char* data = noshell_job_take_output(job, which, &len);
-  if ((job->capture & kAsString) &&
-      napi_create_string_utf8(env, len ? data : "", len, &v) == napi_ok) {
-    free(data);
+  return OutputValue(env, data, len, (job->capture & kAsString) != 0);
+}
+
+// With `all`: stdout and stderr interleaved as they came, before the two
+// are handed over; undefined when out of memory.
+napi_value AllOutput(napi_env env, noshell_job_t* job) {
+  size_t len = 0;
+  char* data = noshell_runs_interleave(&job->runs, job->out[0], job->out_len[0], job->out[1], job->out_len[1], &len);
+  if (data == nullptr) {
+    napi_value v;
+    napi_get_undefined(env, &v);
     return v;
   }
-  // Bytes wanted, or too long for a JS string (TS reports that).
-  if (len < kCopyBelow || data == nullptr) {
-    if (napi_create_buffer_copy(env, len, len ? data : "", nullptr, &v) != napi_ok)
-      napi_get_undefined(env, &v);
-    free(data);
-  } else if (napi_create_external_buffer(
-                 env, len, data, [](napi_env, void* d, void*) { free(d); },
-                 nullptr, &v) != napi_ok) {
-    free(data);
-    napi_get_undefined(env, &v);
-  }
-  return v;
+  return OutputValue(env, data, len, (job->capture & kAsString) != 0);
 }
 
 // Fills one job's numbers: id, errno, step, pid, exit code (-1: none),
 // signal (0: none), user us, system us, max RSS KiB, flags, duration ms;
-// and its stdout, stderr at outputs[at], outputs[at + 1].
+// and its stdout, stderr (and with `all` both interleaved) at outputs[at],
+// outputs[at + 1] (and outputs[at + 2]).
 void PutResult(napi_env env, double* d, napi_value outputs, uint32_t at, noshell_job_t* job) {
   double code = -1, sig = 0;
   bool known = (job->result_flags & NOSHELL_JOB_STATUS_KNOWN) != 0;
@@ -63,6 +61,7 @@ void PutResult(napi_env env, double* d, napi_value outputs, uint32_t at, noshell
   d[8] = static_cast<double>(ru.ru_maxrss);
   d[9] = job->result_flags;
   d[10] = static_cast<double>(job->duration_ns) / 1e6;
+  if (job->capture & NOSHELL_CAPTURE_ALL) napi_set_element(env, outputs, at + 2, AllOutput(env, job));
   if (job->capture & 1u) napi_set_element(env, outputs, at, Output(env, job, 0));
   if (job->capture & 2u) napi_set_element(env, outputs, at + 1, Output(env, job, 1));
 }
@@ -135,10 +134,10 @@ void OnResultsReady(uv_async_t* handle) {
   for (noshell_job_t* j = jobs; j != nullptr; j = j->next) n++;
   // The numbers of the whole batch in one buffer (11 napi calls per job
   // were ~10 % of the event loop's time per exec); the batch's size is
-  // outputs.length / 2.
+  // outputs.length / 3.
   napi_value numbers, outputs, argv[3], fn, recv, result;
   if (!NumbersFor(e, n, &numbers) ||
-      napi_create_array_with_length(env, static_cast<size_t>(n) * 2, &outputs) != napi_ok) {
+      napi_create_array_with_length(env, static_cast<size_t>(n) * 3, &outputs) != napi_ok) {
     // Only when V8 is out of memory or the environment is going away.
     FreeJobs(jobs);
     napi_close_handle_scope(env, scope);
@@ -148,7 +147,7 @@ void OnResultsReady(uv_async_t* handle) {
   uint32_t i = 0;
   while (jobs != nullptr) {
     noshell_job_t* next = jobs->next;
-    PutResult(env, d + static_cast<size_t>(i) * kNumbers, outputs, i * 2, jobs);
+    PutResult(env, d + static_cast<size_t>(i) * kNumbers, outputs, i * 3, jobs);
     i++;
     if (jobs->user != nullptr) e->refs--;
     noshell_job_free(jobs);

@@ -40,6 +40,8 @@ struct Watch {
   int64_t grace_ms = -1;
   bool grace_timer_open = false;    // grace_timer initialized and not closing
   bool output_cut = false;          // the grace ended with a pipe still open
+  bool all = false;                 // exec's `all`: the order of stdout and stderr
+  noshell_runs_t runs = {};
   uv_timer_t grace_timer;
   napi_async_cleanup_hook_handle cleanup = nullptr;
   int handles = 0;          // uv handles not yet closed

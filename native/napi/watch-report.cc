@@ -3,12 +3,10 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include "output-value.h"
 #include "watch-internal.h"
 
 namespace noshell {
-
-// Small outputs are copied into a fresh Buffer; big ones are handed over.
-static const size_t kCopyBelow = 64 * 1024;
 
 // Calls fn(argv) through MakeCallback, so nextTicks and microtasks drain as
 // after any libuv callback in Node; an exception goes to 'uncaughtException'.
@@ -25,31 +23,29 @@ void CallJs(Watch* w, napi_ref fn_ref, size_t argc, napi_value* argv) {
 }
 
 static napi_value Output(Watch* w, Capture* c, bool captured) {
-  napi_env env = w->env;
   napi_value v;
   if (!captured) {
-    napi_get_undefined(env, &v);
+    napi_get_undefined(w->env, &v);
     return v;
   }
   size_t len;
   char* data = CaptureTake(c, &len);
-  if (w->as_string &&
-      napi_create_string_utf8(env, len ? data : "", len, &v) == napi_ok) {
-    free(data);
+  return OutputValue(w->env, data, len, w->as_string);
+}
+
+// exec's `all`: both captured streams as they came, before they are handed
+// over; undefined without `all` or memory for it.
+static napi_value AllOutput(Watch* w) {
+  size_t len = 0;
+  char* data = w->all ? noshell_runs_interleave(&w->runs, w->cap[0].data, w->cap[0].len, w->cap[1].data,
+                                                w->cap[1].len, &len)
+                      : nullptr;
+  if (data == nullptr) {
+    napi_value v;
+    napi_get_undefined(w->env, &v);
     return v;
   }
-  // Bytes wanted, or too long for a JS string (TS reports that).
-  if (len < kCopyBelow || data == nullptr) {
-    napi_create_buffer_copy(env, len, len ? data : "", nullptr, &v);
-    free(data);
-  } else if (napi_create_external_buffer(
-                 env, len, data,
-                 [](napi_env, void* d, void*) { free(d); }, nullptr,
-                 &v) != napi_ok) {
-    free(data);
-    napi_get_undefined(env, &v);
-  }
-  return v;
+  return OutputValue(w->env, data, len, w->as_string);
 }
 
 void Report(Watch* w) {
@@ -62,19 +58,20 @@ void Report(Watch* w) {
 
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
-  napi_value argv[8];
+  napi_value argv[9];
   napi_create_double(env, code, &argv[0]);
   napi_create_double(env, sig, &argv[1]);
   napi_create_double(env, ru.ru_utime.tv_sec * 1e6 + ru.ru_utime.tv_usec, &argv[2]);
   napi_create_double(env, ru.ru_stime.tv_sec * 1e6 + ru.ru_stime.tv_usec, &argv[3]);
   napi_create_double(env, static_cast<double>(ru.ru_maxrss), &argv[4]);
+  argv[8] = AllOutput(w);
   argv[5] = Output(w, &w->cap[0], w->cap[0].on_end != nullptr);
   argv[6] = Output(w, &w->cap[1], w->cap[1].on_end != nullptr);
   napi_create_int32(env, (w->cap[0].overflow ? 1 : 0) | (w->cap[1].overflow ? 2 : 0) | (w->output_cut ? 4 : 0),
                     &argv[7]);
   napi_ref fn = w->on_exit;
   w->on_exit = nullptr;
-  CallJs(w, fn, 8, argv);
+  CallJs(w, fn, 9, argv);
   napi_delete_reference(env, fn);
   ReleaseJs(w);
   napi_close_handle_scope(env, scope);

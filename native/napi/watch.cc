@@ -32,6 +32,7 @@ static void MaybeDelete(Watch* w) {
   if (w->handles > 0 || !w->reported) return;
   Unregister(w);
   for (Capture& c : w->cap) free(c.data);
+  noshell_runs_free(&w->runs);
   delete w;
 }
 
@@ -298,6 +299,11 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req, int* error) {
   }
   w->pid = req.pid;
   w->as_string = req.as_string;
+  w->all = req.all;
+  for (int i = 0; i < 2; i++) {
+    w->cap[i].runs = req.all ? &w->runs : nullptr;
+    w->cap[i].stream = i;
+  }
   napi_create_reference(env, req.on_exit, 1, &w->on_exit);
   if (!req.on_overflow.IsEmpty() && req.on_overflow.IsFunction())
     napi_create_reference(env, req.on_overflow, 1, &w->on_overflow);

@@ -18,6 +18,7 @@ struct WatchRequest {
   size_t max_buffer;
   bool as_string;  // captured output as utf8 strings rather than Buffers
   bool truncate;   // past max_buffer: drop the rest, keep reading, no overflow call
+  bool all = false;  // also both captured streams interleaved as they came (on_exit's 9th argument)
   // Once the child has exited, ms its captured pipes are still read while
   // something else holds them open; then they are let go. -1: to their end.
   int64_t grace_ms = -1;

@@ -26,13 +26,15 @@ export type NativeExitCallback = (
   stdout: string | Buffer | undefined, stderr: string | Buffer | undefined,
   /** Bit 1: stdout went past maxBuffer, bit 2: stderr; bit 4: the output grace ended with a pipe still open. */
   overflowed: number,
+  /** With NativeCapture.All: both captured streams interleaved as they came. */
+  all: string | Buffer | undefined,
 ) => void;
 
 /** A captured stream (1 stdout, 2 stderr) went past maxBuffer and was closed. */
 export type NativeOverflowCallback = (stream: 1 | 2) => void;
 
 /** Bits of the `capture` argument. */
-export enum NativeCapture { Stdout = 1, Stderr = 2, AsString = 4, Truncate = 8 }
+export enum NativeCapture { Stdout = 1, Stderr = 2, AsString = 4, Truncate = 8, All = 16 }
 
 /** Positions of one finished job's numbers in an execInit batch. */
 export enum ExecField {
@@ -97,10 +99,11 @@ export interface NativeBinding {
   abandon(watch: NativeWatch): void;
   /**
    * Starts this environment's executor thread (a second call does nothing).
-   * `onResults(numbers, outputs, room)`: a batch of outputs.length / 2
+   * `onResults(numbers, outputs, room)`: a batch of outputs.length / 3
    * jobs; job i has its EXEC_RESULT_FIELDS numbers (see ExecField) at
    * numbers[i * EXEC_RESULT_FIELDS...] and its stdout, stderr (undefined
-   * where not captured) at outputs[2 * i], outputs[2 * i + 1]. `numbers`
+   * where not captured) and with NativeCapture.All both interleaved at
+   * outputs[3 * i], outputs[3 * i + 1], outputs[3 * i + 2]. `numbers`
    * is one array reused for every batch: valid during the call only.
    * `room`: a refused submit may be retried.
    */

@@ -99,6 +99,8 @@ export class ExecError<T extends string | Buffer = string | Buffer> extends Erro
   readonly maxBufferExceeded: 'stdout' | 'stderr' | null;
   /** See ExecResult.outputCut. */
   readonly outputCut: boolean;
+  /** With `all: true`: stdout and stderr interleaved as they came. */
+  readonly all: T | undefined;
   readonly stdout: T;
   readonly stderr: T;
   readonly command: string;
@@ -113,6 +115,7 @@ export class ExecError<T extends string | Buffer = string | Buffer> extends Erro
     this.aborted = result.aborted;
     this.maxBufferExceeded = result.maxBufferExceeded;
     this.outputCut = result.outputCut;
+    this.all = result.all;
     this.stdout = result.stdout;
     this.stderr = result.stderr;
     this.command = result.command;
@@ -126,6 +129,7 @@ export interface ExecErrorResult<T extends string | Buffer = string | Buffer> ex
   command: string;
   maxBufferExceeded: 'stdout' | 'stderr' | null;
   outputCut: boolean;
+  all?: T | undefined;
   abortReason?: unknown;
 }
 

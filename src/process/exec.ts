@@ -31,6 +31,9 @@ export interface ExecOptions extends SpawnOptions {
    * then they are let go and `outputCut` is set. Default 100 ms; Infinity:
    * wait for the output's end, however long. */
   outputGrace?: Duration | undefined;
+  /** true: the result's `all` holds stdout and stderr interleaved as they came (as `2>&1` would, but
+   * with both kept apart too). Default false. */
+  all?: boolean | undefined;
 }
 
 /** Options whose `encoding` is left out or 'utf8': stdout and stderr are strings. */
@@ -50,9 +53,11 @@ export interface ExecResult<T extends string | Buffer = string | Buffer> extends
   /** The child had exited and something else still held its output open when `outputGrace` ended:
    * what that wrote later is not in stdout/stderr. */
   outputCut: boolean;
+  /** With `all: true`: stdout and stderr interleaved as they came; else undefined. */
+  all?: T | undefined;
 }
 
-const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject', 'shell', 'ref', 'outputGrace']);
+const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject', 'shell', 'ref', 'outputGrace', 'all']);
 /** NOSHELL_NO_EXECUTOR=1: every exec on the event-loop thread, as before the executor. */
 let loopOnly = process.env.NOSHELL_NO_EXECUTOR === '1';
 
@@ -124,7 +129,7 @@ async function runOnLoop(
   const overflowed = truncate ? bits & 3 : exceeded;
   return {
     status, stdout: captured?.stdout, stderr: captured?.stderr, overflowed, outputCut: (bits & 4) !== 0,
-    abortReason: child.abortReason,
+    abortReason: child.abortReason, all: captured?.all,
   };
 }
 
@@ -245,6 +250,9 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   if ((spawnOpts.stdio[2] as NativeStdio) === NativeStdio.Pipe) capture |= NativeCapture.Stdout;
   if ((spawnOpts.stdio[4] as NativeStdio) === NativeStdio.Pipe) capture |= NativeCapture.Stderr;
   if (truncate) capture |= NativeCapture.Truncate;
+  const all = o.all;
+  if (all !== undefined && typeof all !== 'boolean') throw new TypeError(`all must be a boolean, got ${describe(all)}`);
+  if (all === true) capture |= NativeCapture.All;
   if (o.ref !== undefined && typeof o.ref !== 'boolean') {
     throw new TypeError(`ref must be a boolean, got ${describe(o.ref)}`);
   }
@@ -266,6 +274,7 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
     maxBufferExceeded: exceeded,
     outputCut: outcome.outputCut,
   };
+  if (all === true) result.all = output(outcome.all, encoding);
   if (o.reject !== false && !truncate) {
     const message = failureMessage(result, spawnOpts.timeout);
     if (message !== null) {

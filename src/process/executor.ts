@@ -17,6 +17,8 @@ export interface ExecOutcome {
   overflowed: number;
   /** The output grace ended with a pipe still held open by something else. */
   outputCut: boolean;
+  /** With NativeCapture.All: stdout and stderr interleaved as they came. */
+  all?: string | Buffer | undefined;
   /** The AbortSignal's reason when the exec was aborted while running. */
   abortReason: unknown;
 }
@@ -33,7 +35,7 @@ export interface ExecRequest {
   outputGrace: number;
 }
 
-/** numbers[at...]: the job's ExecFields; outputs[2 * at / EXEC_RESULT_FIELDS...]: stdout, stderr. */
+/** numbers[at...]: the job's ExecFields; outputs[3 * at / EXEC_RESULT_FIELDS...]: stdout, stderr, all. */
 type Settle = (numbers: Float64Array | null, outputs: unknown[] | null, at: number) => void;
 
 const NO_BYTES = Buffer.alloc(0);
@@ -62,7 +64,7 @@ const RETRY_MS = 1000;
 
 function onResults(numbers: Float64Array, outputs: unknown[], room: boolean): void {
   // numbers is reused by the addon: read now, never kept.
-  const end = (outputs.length / 2) * EXEC_RESULT_FIELDS;
+  const end = (outputs.length / 3) * EXEC_RESULT_FIELDS;
   for (let at = 0; at < end; at += EXEC_RESULT_FIELDS) {
     const id = numbers[at + ExecField.Id];
     const settle = inFlight.get(id);
@@ -163,7 +165,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
       const flags = numbers[at + ExecField.Flags];
       const code = numbers[at + ExecField.ExitCode];
       const sig = numbers[at + ExecField.Signal];
-      const out = (2 * at) / EXEC_RESULT_FIELDS;
+      const out = (3 * at) / EXEC_RESULT_FIELDS;
       resolve({
         status: {
           pid: numbers[at + ExecField.Pid],
@@ -180,6 +182,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
         },
         stdout: outputs[out] as string | Buffer | undefined,
         stderr: outputs[out + 1] as string | Buffer | undefined,
+        all: outputs[out + 2] as string | Buffer | undefined,
         overflowed: flags & (ExecFlag.OverflowStdout | ExecFlag.OverflowStderr),
         outputCut: (flags & ExecFlag.OutputCut) !== 0,
         abortReason: aborted ? signal?.reason : undefined,

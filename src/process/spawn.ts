@@ -31,8 +31,8 @@ export function spawnNormalized(opts: NormalizedSpawn, capture?: CaptureRequest)
     opts.file, opts.argv, opts.envp, opts.searchPath, opts.cwd, opts.stdio, opts.flags,
     opts.uid, opts.gid, opts.method, out, capture?.flags ?? 0, capture?.maxBuffer ?? 0,
     // Runs from the libuv loop, never before spawn() has returned.
-    (code, sig, userUs, systemUs, maxRss, stdout, stderr, overflowed) =>
-      child!._onExit(code, sig, userUs, systemUs, maxRss, stdout, stderr, overflowed),
+    (code, sig, userUs, systemUs, maxRss, stdout, stderr, overflowed, all) =>
+      child!._onExit(code, sig, userUs, systemUs, maxRss, stdout, stderr, overflowed, all),
     capture?.onOverflow,
     opts.groups,
     opts.setup,

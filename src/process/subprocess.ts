@@ -197,12 +197,15 @@ export class Subprocess {
   _traced: Traced = NOT_TRACED;
 
   /** @internal Output read natively (exec, runCheck), set just before exited resolves. */
-  _captured: { stdout: string | Buffer | undefined; stderr: string | Buffer | undefined; overflowed: number } | undefined;
+  _captured: {
+    stdout: string | Buffer | undefined; stderr: string | Buffer | undefined; overflowed: number; all: string | Buffer | undefined;
+  } | undefined;
 
   /** @internal Called by spawn()'s native exit callback. */
   _onExit(
     code: number, sig: number, userUs: number, systemUs: number, maxRssKb: number,
     stdout: string | Buffer | undefined, stderr: string | Buffer | undefined, overflowed = 0,
+    all?: string | Buffer,
   ): void {
     const status: ExitStatus = {
       pid: this.pid,
@@ -217,7 +220,7 @@ export class Subprocess {
     this.#status = status;
     this.#forgetOnExit?.();
     traceExit(this._traced, status);
-    this._captured = { stdout, stderr, overflowed };
+    this._captured = { stdout, stderr, overflowed, all };
     clearTimeout(this.#timer);
     clearTimeout(this.#forceTimer);
     this.#forceTimer = undefined;

@@ -289,6 +289,33 @@ int main(void) {
     for (int i = 0; i < 2 && count_cmdline("sleep\0006.5") > 0; i++) system("pkill -f '^sleep 6.5$'");
   }
 
+  /* all: the order stdout and stderr came in, and the runs on their own. */
+  {
+    const char* argv[] = {"/bin/sh", "-c", "echo a; sleep 0.02; echo bb >&2; sleep 0.02; echo c", NULL};
+    noshell_job_t* job = make_job(1001, argv);
+    job->capture |= NOSHELL_CAPTURE_ALL;
+    ex = executors[0];
+    submit(job);
+    noshell_job_t* done = NULL;
+    while (done == NULL) {
+      pthread_mutex_lock(&mu);
+      while (!notified) pthread_cond_wait(&cond, &mu);
+      notified = 0;
+      pthread_mutex_unlock(&mu);
+      done = noshell_executor_take(ex);
+    }
+    size_t len = 0;
+    char* all = noshell_runs_interleave(&done->runs, done->out[0], done->out_len[0], done->out[1], done->out_len[1], &len);
+    CHECK(all != NULL && len == 7 && memcmp(all, "a\nbb\nc\n", 7) == 0, "all: %zu bytes, %zu runs", len, done->runs.n);
+    free(all);
+    noshell_job_free(done);
+    noshell_runs_t r = {0};
+    CHECK(noshell_runs_add(&r, 0, 3) == 0 && noshell_runs_add(&r, 0, 4) == 0 && noshell_runs_add(&r, 1, 2) == 0 &&
+              r.n == 2 && r.v[0] == (7u << 1) && r.v[1] == ((2u << 1) | 1u), "runs merge: %zu", r.n);
+    CHECK(noshell_runs_interleave(&r, "abcdefg", 7, "x", 1, &len) == NULL, "runs past the bytes are refused");
+    noshell_runs_free(&r);
+  }
+
   /* Stopping with children running: handed to reap_later, nothing leaks. */
   ex = executors[0];
   for (int i = 0; i < 4; i++) {

@@ -93,7 +93,7 @@ describe('native core (C, no Node)', () => {
   // child left. Linked against the system libuv (libuv1-dev) for
   // uv_thread/uv_mutex, which is all the executor takes from libuv.
   const executorSources = [
-    ...['executor.c', 'executor-job.c', 'env-lock.c', 'env-snapshot.c'].map((f) => path.join(root, 'native', 'executor', f)),
+    ...['executor.c', 'executor-job.c', 'env-lock.c', 'env-snapshot.c', 'output-runs.c'].map((f) => path.join(root, 'native', 'executor', f)),
     ...['spawn.c', 'stdio.c', 'resolve.c', 'child.c', 'child-signals.c'].map((f) => path.join(root, 'native', 'core', f)),
   ];
   it.each([

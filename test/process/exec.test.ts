@@ -298,3 +298,41 @@ describe('outputGrace: a grandchild does not hold the result hostage', () => {
     expect(r).toMatchObject({ stdout: 'a\nb\n', outputCut: false });
   });
 });
+
+// all: stdout and stderr interleaved in the order they came, beside the two
+// kept apart; on both paths, as strings and as Buffers, capped like them.
+describe('all', () => {
+  const dist = path.resolve(__dirname, '..', '..', 'dist', 'index.js');
+  const script = `
+    const { exec, execFile } = require(${JSON.stringify(dist)});
+    (async () => {
+      const sh = 'echo a; sleep 0.03; echo bb >&2; sleep 0.03; echo c; sleep 0.03; printf "%s" dd >&2';
+      const r = await exec(['sh', '-c', sh], { all: true });
+      const b = await exec(['sh', '-c', sh], { all: true, encoding: 'buffer' });
+      const none = await exec(['sh', '-c', sh]);
+      const err = await exec(['sh', '-c', sh + '; exit 3'], { all: true }).catch((e) => e);
+      const big = await execFile('/bin/sh', ['-c', 'head -c 300000 /dev/zero | tr "\\\\0" o; head -c 300000 /dev/zero | tr "\\\\0" e >&2'], { all: true });
+      const cap = await execFile('/bin/sh', ['-c', 'head -c 5000 /dev/zero; head -c 5000 /dev/zero >&2'], { all: true, maxBuffer: 1000, reject: false });
+      console.log(JSON.stringify({
+        r: [r.all, r.stdout, r.stderr], b: Buffer.isBuffer(b.all) && b.all.toString(), none: 'all' in none,
+        err: [err.name, err.all], big: [big.all.length, big.all.split('o').join('').length, big.all.split('e').join('').length],
+        cap: [cap.all.length, cap.maxBufferExceeded],
+      }));
+    })();`;
+  it.each([['executor', {}], ['event loop', { NOSHELL_NO_EXECUTOR: '1' }]])('%s', (_name, env) => {
+    const r = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+    const out = JSON.parse(r.stdout);
+    expect(out.r).toEqual(['a\nbb\nc\ndd', 'a\nc\n', 'bb\ndd']);
+    expect(out.b).toBe('a\nbb\nc\ndd');
+    expect(out.none).toBe(false);
+    expect(out.err).toEqual(['ExecError', 'a\nbb\nc\ndd']);
+    expect(out.big).toEqual([600_000, 300_000, 300_000]);
+    // Each stream is cut at maxBuffer; all holds what was kept of both, no more.
+    expect(out.cap[0]).toBeLessThanOrEqual(2000);
+    expect(out.cap[1]).not.toBe(null);
+  });
+
+  it('all must be a boolean', async () => {
+    await expect(exec(['/bin/true'], { all: 'yes' as never })).rejects.toThrow(/all must be a boolean/);
+  });
+});
