@@ -7,6 +7,8 @@ export { spawn } from './process/spawn';
 export { Subprocess } from './process/subprocess';
 export type { LinesOf } from './process/stream-lines';
 export { exec, execFile } from './process/exec';
+export { execFileSync, execSync } from './process/exec-sync';
+export type { ExecSyncOptions, ExecSyncOptionsBuffer, ExecSyncOptionsUtf8 } from './process/exec-sync';
 export type { ExecOptions, ExecOptionsBuffer, ExecOptionsUtf8, ExecResult } from './process/exec';
 export { executorStats } from './process/executor';
 export type { ExecutorStats } from './process/executor';

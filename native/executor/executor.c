@@ -371,6 +371,35 @@ static void run(void* arg) {
   for (size_t i = 0; i < ex->nactive; i++) noshell_job_abandon_child(ex, ex->active[i]);
 }
 
+int noshell_run_sync(noshell_job_t* job) {
+  /* An executor with no thread, no queue and no eventfd: the job's own
+   * epoll set and timers, run here until the job is finished. */
+  noshell_executor_t* ex = calloc(1, sizeof(*ex));
+  struct epoll_event evs[8];
+  if (ex == NULL) return ENOMEM;
+  ex->efd = -1;
+  ex->epfd = epoll_create1(EPOLL_CLOEXEC);
+  if (ex->epfd < 0) {
+    int err = errno;
+    free(ex);
+    return err;
+  }
+  job->id = 1;
+  noshell_job_start(ex, job);
+  while (ex->f_head == NULL) {
+    int timeout = next_timeout(ex, 0, noshell_now_ns());
+    if (ex->f_head != NULL) break; /* a timer finished it */
+    int n = epoll_wait(ex->epfd, evs, 8, timeout);
+    for (int i = 0; i < n; i++) noshell_job_on_event(ex, evs[i].data.ptr, evs[i].events);
+    /* n < 0: EINTR (a signal for this thread); anything else cannot be
+     * waited out, but the timers still run: loop on. */
+  }
+  close(ex->epfd);
+  free(ex->active);
+  free(ex);
+  return 0;
+}
+
 int noshell_executor_start(const noshell_executor_options_t* opts,
                            noshell_executor_t** out) {
   noshell_executor_t* ex = calloc(1, sizeof(*ex));

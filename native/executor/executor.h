@@ -149,6 +149,13 @@ typedef struct {
 } noshell_executor_stats_t;
 void noshell_executor_stats(noshell_executor_t* ex, noshell_executor_stats_t* st);
 
+/* Runs one job to its end on the calling thread, with no executor thread:
+ * spawns it, writes its input, reads its output, enforces its timeout and
+ * reaps it, as the executor would (execSync). The job is finished on
+ * return (read its result, then noshell_job_free); 0, or ENOMEM/EMFILE
+ * when not even that could be set up (the job never ran). */
+int noshell_run_sync(noshell_job_t* job);
+
 /* Stops and joins the thread. Children still running are handed to
  * reap_later (their fds closed; nothing killed, as when Node exits with a
  * child running, unless the job asked for NOSHELL_DIE_WITH_PARENT: then

@@ -220,6 +220,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["execSubmit"] = Napi::Function::New(env, ExecSubmit, "execSubmit");
   exports["execCancel"] = Napi::Function::New(env, ExecCancel, "execCancel");
   exports["execShutdown"] = Napi::Function::New(env, ExecShutdown, "execShutdown");
+  exports["execSync"] = Napi::Function::New(env, ExecSync, "execSync");
   exports["execStats"] = Napi::Function::New(env, ExecStats, "execStats");
   exports["scrapeLines"] = Napi::Function::New(env, ScrapeLines, "scrapeLines");
   exports["mmapThreshold"] = Napi::Function::New(env, MmapThreshold, "mmapThreshold");

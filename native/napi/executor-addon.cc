@@ -211,6 +211,42 @@ Napi::Value ExecShutdown(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// execSync(...request, as execSubmit's) -> [numbers: Float64Array, outputs:
+// [stdout, stderr, all]], or a negative errno when a caller's fd could not
+// be taken, or the job could not even be set up (nothing ran). The job runs
+// to its end on this thread: the event loop waits, by design.
+Napi::Value ExecSync(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  noshell_job_t* job = nullptr;
+  bool ref = false;
+  int err = BuildJob(info, &job, &ref);
+  if (err != 0) {
+    if (err > 0) return Napi::Number::New(env, -err);
+    return Napi::Value();  // a TypeError is pending
+  }
+  err = noshell_run_sync(job);
+  if (err != 0) {
+    noshell_job_free(job);
+    return Napi::Number::New(env, -err);
+  }
+  napi_value numbers, buffer, outputs, pair;
+  void* data = nullptr;
+  bool ok = napi_create_arraybuffer(env, kResultNumbers * sizeof(double), &data, &buffer) == napi_ok &&
+            napi_create_typedarray(env, napi_float64_array, kResultNumbers, buffer, 0, &numbers) == napi_ok &&
+            napi_create_array_with_length(env, 3, &outputs) == napi_ok &&
+            napi_create_array_with_length(env, 2, &pair) == napi_ok;
+  if (ok) {
+    PutResult(env, static_cast<double*>(data), outputs, 0, job);
+    ok = napi_set_element(env, pair, 0, numbers) == napi_ok && napi_set_element(env, pair, 1, outputs) == napi_ok;
+  }
+  noshell_job_free(job);
+  if (!ok) {
+    Napi::Error::New(env, "noshell: out of memory for an execSync result").ThrowAsJavaScriptException();
+    return Napi::Value();
+  }
+  return Napi::Value(env, pair);
+}
+
 // execCancel(id): an abort. Queued: it never starts; running: terminated.
 Napi::Value ExecCancel(const Napi::CallbackInfo& info) {
   ExecEnv* e = GetExecEnv(info.Env());

@@ -11,6 +11,7 @@ Napi::Value ExecInit(const Napi::CallbackInfo& info);
 Napi::Value ExecSubmit(const Napi::CallbackInfo& info);
 Napi::Value ExecCancel(const Napi::CallbackInfo& info);
 Napi::Value ExecShutdown(const Napi::CallbackInfo& info);
+Napi::Value ExecSync(const Napi::CallbackInfo& info);
 Napi::Value ExecStats(const Napi::CallbackInfo& info);
 
 }  // namespace noshell

@@ -11,8 +11,8 @@ namespace noshell {
 namespace {
 
 // Numbers per finished job in the Float64Array handed to onResults (its
-// two outputs go in a plain array beside it).
-constexpr uint32_t kNumbers = 11;
+// outputs go in a plain array beside it).
+constexpr uint32_t kNumbers = kResultNumbers;
 // Bit of a job's capture that the executor ignores: deliver strings.
 constexpr unsigned kAsString = 4;
 
@@ -38,32 +38,6 @@ napi_value AllOutput(napi_env env, noshell_job_t* job) {
     return v;
   }
   return OutputValue(env, data, len, (job->capture & kAsString) != 0);
-}
-
-// Fills one job's numbers: id, errno, step, pid, exit code (-1: none),
-// signal (0: none), user us, system us, max RSS KiB, flags, duration ms;
-// and its stdout, stderr (and with `all` both interleaved) at outputs[at],
-// outputs[at + 1] (and outputs[at + 2]).
-void PutResult(napi_env env, double* d, napi_value outputs, uint32_t at, noshell_job_t* job) {
-  double code = -1, sig = 0;
-  bool known = (job->result_flags & NOSHELL_JOB_STATUS_KNOWN) != 0;
-  if (known && WIFEXITED(job->status)) code = WEXITSTATUS(job->status);
-  if (known && WIFSIGNALED(job->status)) sig = WTERMSIG(job->status);
-  const struct rusage& ru = job->ru;
-  d[0] = static_cast<double>(job->id);
-  d[1] = job->err;
-  d[2] = job->step;
-  d[3] = job->pid;
-  d[4] = code;
-  d[5] = sig;
-  d[6] = ru.ru_utime.tv_sec * 1e6 + ru.ru_utime.tv_usec;
-  d[7] = ru.ru_stime.tv_sec * 1e6 + ru.ru_stime.tv_usec;
-  d[8] = static_cast<double>(ru.ru_maxrss);
-  d[9] = job->result_flags;
-  d[10] = static_cast<double>(job->duration_ns) / 1e6;
-  if (job->capture & NOSHELL_CAPTURE_ALL) napi_set_element(env, outputs, at + 2, AllOutput(env, job));
-  if (job->capture & 1u) napi_set_element(env, outputs, at, Output(env, job, 0));
-  if (job->capture & 2u) napi_set_element(env, outputs, at + 1, Output(env, job, 1));
 }
 
 void FreeJobs(noshell_job_t* jobs) {
@@ -116,6 +90,32 @@ noshell_job_t* TakeAll(ExecEnv* e, bool* room) {
 }
 
 }  // namespace
+
+// Fills one job's numbers: id, errno, step, pid, exit code (-1: none),
+// signal (0: none), user us, system us, max RSS KiB, flags, duration ms;
+// and its stdout, stderr (and with `all` both interleaved) at outputs[at],
+// outputs[at + 1] (and outputs[at + 2]).
+void PutResult(napi_env env, double* d, napi_value outputs, uint32_t at, noshell_job_t* job) {
+  double code = -1, sig = 0;
+  bool known = (job->result_flags & NOSHELL_JOB_STATUS_KNOWN) != 0;
+  if (known && WIFEXITED(job->status)) code = WEXITSTATUS(job->status);
+  if (known && WIFSIGNALED(job->status)) sig = WTERMSIG(job->status);
+  const struct rusage& ru = job->ru;
+  d[0] = static_cast<double>(job->id);
+  d[1] = job->err;
+  d[2] = job->step;
+  d[3] = job->pid;
+  d[4] = code;
+  d[5] = sig;
+  d[6] = ru.ru_utime.tv_sec * 1e6 + ru.ru_utime.tv_usec;
+  d[7] = ru.ru_stime.tv_sec * 1e6 + ru.ru_stime.tv_usec;
+  d[8] = static_cast<double>(ru.ru_maxrss);
+  d[9] = job->result_flags;
+  d[10] = static_cast<double>(job->duration_ns) / 1e6;
+  if (job->capture & NOSHELL_CAPTURE_ALL) napi_set_element(env, outputs, at + 2, AllOutput(env, job));
+  if (job->capture & 1u) napi_set_element(env, outputs, at, Output(env, job, 0));
+  if (job->capture & 2u) napi_set_element(env, outputs, at + 1, Output(env, job, 1));
+}
 
 void OnResultsReady(uv_async_t* handle) {
   ExecEnv* e = static_cast<ExecEnv*>(handle->data);

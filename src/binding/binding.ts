@@ -128,6 +128,19 @@ export interface NativeBinding {
    * start, nothing settles. execSubmit must not be called after it.
    */
   execShutdown(): void;
+  /**
+   * Runs a buffered exec (execSubmit's arguments) to its end on this
+   * thread: [numbers (one job's ExecFields), [stdout, stderr, all]], or a
+   * negative errno when a caller's fd could not be taken or nothing could be
+   * set up (step 'stdio'). Blocks the event loop for the whole run.
+   */
+  execSync(
+    file: string, argv: readonly string[], envp: readonly string[] | null, searchPath: string | null,
+    cwd: string | null, stdio: Int32Array, flags: number, uid: number, gid: number, method: NativeMethod,
+    groups: Uint32Array | null, capture: number, maxBuffer: number, input: Uint8Array | null,
+    timeoutMs: number, killSignal: number, forceKillAfterMs: number, killGroup: boolean, ref: boolean,
+    setup: Float64Array | null, cgroup: string | null, outputGraceMs: number,
+  ): [Float64Array, unknown[]] | number;
   /** [queued, running, busy ms, spawned] of this environment's executor. */
   execStats(): [number, number, number, number];
   /**

@@ -9,7 +9,8 @@ import type { NormalizedSpawn, SpawnMethod } from './options';
 import type { ExitStatus } from './status';
 
 /** Where the child was spawned: the executor thread, or the event-loop thread. */
-export type SpawnPath = 'executor' | 'loop';
+/** Where a child was started: the executor thread, the event loop, or the calling thread of a sync call. */
+export type SpawnPath = 'executor' | 'loop' | 'sync';
 
 export interface StartMessage {
   /** Pairs this start with its exit message; counts up from 1 per process. */

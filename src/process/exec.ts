@@ -189,8 +189,7 @@ function runOnExecutor(
   outputGrace: number,
 ): Promise<ExecOutcome> {
   const request = {
-    opts, capture, maxBuffer, ref, outputGrace,
-    input: input === undefined ? null : typeof input === 'string' ? Buffer.from(input, 'utf8') : input,
+    opts, capture, maxBuffer, ref, outputGrace, input: inputBytes(input),
   };
   const traced = traceStart(opts, 'executor', null);
   if (traced.id === 0) return execOnExecutor(request);
@@ -210,12 +209,23 @@ function runOnExecutor(
   }, failed);
 }
 
-/**
- * @internal Shared by exec, execFile and runCheck. `truncate`: past
- * maxBuffer the output is cut and the child left running (checks), instead
- * of the child being killed (exec).
- */
-export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined, api: string, truncate = false): Promise<ExecResult> {
+/** @internal A checked exec request: what run() and the sync calls start, and how to read the outcome. */
+export interface PreparedExec {
+  spawnOpts: NormalizedSpawn;
+  capture: number;
+  maxBuffer: number;
+  input: string | Uint8Array | undefined;
+  ref: boolean;
+  outputGrace: number;
+  encoding: 'utf8' | 'buffer';
+  all: boolean;
+  reject: boolean;
+  truncate: boolean;
+  cmd: ResolvedCommand;
+}
+
+/** @internal Checks the options of an exec and builds its request; throws TypeError/RangeError. */
+export function prepareExec(cmd: ResolvedCommand, options: ExecOptions | undefined, api: string, truncate: boolean): PreparedExec {
   let o: ExecOptions = options ?? {};
   // NAME=value words of the command string go on top of the environment.
   if (cmd.env !== undefined) o = { ...o, env: { ...o.env, ...cmd.env } };
@@ -243,7 +253,6 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   // Without input, the child reads /dev/null rather than hanging on a pipe.
   if (o.stdin === undefined && input === undefined) spawnOpts.stdio[0] = NativeStdio.Ignore;
 
-  const command = cmd.display;
   // stdout/stderr pipes are read natively into one buffer each: no stream
   // objects, one callback when everything has ended.
   let capture = encoding === 'utf8' ? NativeCapture.AsString : 0;
@@ -256,30 +265,50 @@ export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined
   if (o.ref !== undefined && typeof o.ref !== 'boolean') {
     throw new TypeError(`ref must be a boolean, got ${describe(o.ref)}`);
   }
-  const ref = o.ref !== false;
-  const outputGrace = outputGraceMs(o.outputGrace);
-  const outcome = loopOnly || !executorAvailable()
-    ? await runOnLoop(spawnOpts, capture, maxBuffer, input, truncate, ref, outputGrace)
-    : await runOnExecutor(spawnOpts, capture, maxBuffer, input, ref, outputGrace);
+  return {
+    spawnOpts, capture, maxBuffer, input, ref: o.ref !== false, outputGrace: outputGraceMs(o.outputGrace), encoding,
+    all: all === true, reject: o.reject !== false, truncate, cmd,
+  };
+}
+
+/** @internal The result of a finished exec; throws ExecError for a failure unless reject is off. */
+export function execResultOf(p: PreparedExec, outcome: ExecOutcome): ExecResult {
   const { status, overflowed } = outcome;
   const exceeded = overflowed === 0 ? null : overflowed & 1 ? 'stdout' : 'stderr';
-
   const result: ExecResult = {
     pid: status.pid, exitCode: status.exitCode, signal: status.signal, timedOut: status.timedOut,
     aborted: status.aborted, durationMs: status.durationMs, rusage: status.rusage,
-    stdout: output(outcome.stdout, encoding),
-    stderr: output(outcome.stderr, encoding),
-    command,
-    viaShell: cmd.viaShell,
+    stdout: output(outcome.stdout, p.encoding),
+    stderr: output(outcome.stderr, p.encoding),
+    command: p.cmd.display,
+    viaShell: p.cmd.viaShell,
     maxBufferExceeded: exceeded,
     outputCut: outcome.outputCut,
   };
-  if (all === true) result.all = output(outcome.all, encoding);
-  if (o.reject !== false && !truncate) {
-    const message = failureMessage(result, spawnOpts.timeout);
+  if (p.all) result.all = output(outcome.all, p.encoding);
+  if (p.reject && !p.truncate) {
+    const message = failureMessage(result, p.spawnOpts.timeout);
     if (message !== null) {
       throw new ExecError(message, { ...result, abortReason: outcome.abortReason });
     }
   }
   return result;
+}
+
+/** @internal The request as the native side takes it. */
+export function inputBytes(input: string | Uint8Array | undefined): Uint8Array | null {
+  return input === undefined ? null : typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
+}
+
+/**
+ * @internal Shared by exec, execFile and runCheck. `truncate`: past
+ * maxBuffer the output is cut and the child left running (checks), instead
+ * of the child being killed (exec).
+ */
+export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined, api: string, truncate = false): Promise<ExecResult> {
+  const p = prepareExec(cmd, options, api, truncate);
+  const outcome = loopOnly || !executorAvailable()
+    ? await runOnLoop(p.spawnOpts, p.capture, p.maxBuffer, p.input, truncate, p.ref, p.outputGrace)
+    : await runOnExecutor(p.spawnOpts, p.capture, p.maxBuffer, p.input, p.ref, p.outputGrace);
+  return execResultOf(p, outcome);
 }

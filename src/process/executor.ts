@@ -119,6 +119,35 @@ export function executorStats(): ExecutorStats {
   return { queued: queued + waiting.length, running, busyMs, spawned };
 }
 
+/** A finished job's outcome from its numbers at `at` and its outputs (execInit's and execSync's layout). */
+export function outcomeOf(numbers: Float64Array, outputs: unknown[], at: number, aborted: boolean, abortReason: unknown): ExecOutcome {
+  const flags = numbers[at + ExecField.Flags];
+  const code = numbers[at + ExecField.ExitCode];
+  const sig = numbers[at + ExecField.Signal];
+  const out = (3 * at) / EXEC_RESULT_FIELDS;
+  return {
+    status: {
+      pid: numbers[at + ExecField.Pid],
+      exitCode: code >= 0 && sig === 0 ? code : null,
+      signal: sig > 0 ? signalName(sig) : null,
+      timedOut: (flags & ExecFlag.TimedOut) !== 0,
+      aborted,
+      durationMs: numbers[at + ExecField.DurationMs],
+      rusage: {
+        userCpuMs: numbers[at + ExecField.UserUs] / 1000,
+        systemCpuMs: numbers[at + ExecField.SystemUs] / 1000,
+        maxRssKb: numbers[at + ExecField.MaxRssKb],
+      },
+    },
+    stdout: outputs[out] as string | Buffer | undefined,
+    stderr: outputs[out + 1] as string | Buffer | undefined,
+    all: outputs[out + 2] as string | Buffer | undefined,
+    overflowed: flags & (ExecFlag.OverflowStdout | ExecFlag.OverflowStderr),
+    outputCut: (flags & ExecFlag.OutputCut) !== 0,
+    abortReason,
+  };
+}
+
 /** Runs one buffered exec on the executor thread. */
 export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
   const o = req.opts;
@@ -162,31 +191,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
         reject(new SpawnError(errno, binding.steps[numbers[at + ExecField.Step]] ?? 'spawn', o.file, o.argv.slice(1), o.cwd ?? undefined, o.cgroup ?? undefined));
         return;
       }
-      const flags = numbers[at + ExecField.Flags];
-      const code = numbers[at + ExecField.ExitCode];
-      const sig = numbers[at + ExecField.Signal];
-      const out = (3 * at) / EXEC_RESULT_FIELDS;
-      resolve({
-        status: {
-          pid: numbers[at + ExecField.Pid],
-          exitCode: code >= 0 && sig === 0 ? code : null,
-          signal: sig > 0 ? signalName(sig) : null,
-          timedOut: (flags & ExecFlag.TimedOut) !== 0,
-          aborted,
-          durationMs: numbers[at + ExecField.DurationMs],
-          rusage: {
-            userCpuMs: numbers[at + ExecField.UserUs] / 1000,
-            systemCpuMs: numbers[at + ExecField.SystemUs] / 1000,
-            maxRssKb: numbers[at + ExecField.MaxRssKb],
-          },
-        },
-        stdout: outputs[out] as string | Buffer | undefined,
-        stderr: outputs[out + 1] as string | Buffer | undefined,
-        all: outputs[out + 2] as string | Buffer | undefined,
-        overflowed: flags & (ExecFlag.OverflowStdout | ExecFlag.OverflowStderr),
-        outputCut: (flags & ExecFlag.OutputCut) !== 0,
-        abortReason: aborted ? signal?.reason : undefined,
-      });
+      resolve(outcomeOf(numbers, outputs, at, aborted, aborted ? signal?.reason : undefined));
     };
     // true once the exec has been handed over (or has failed for good).
     function submit(): boolean {

@@ -316,6 +316,26 @@ int main(void) {
     noshell_runs_free(&r);
   }
 
+  /* A job run to its end on this thread (execSync): output, a timeout. */
+  {
+    const char* echo[] = {"/bin/sh", "-c", "echo sync; echo e >&2", NULL};
+    noshell_job_t* job = make_job(1002, echo);
+    CHECK(noshell_run_sync(job) == 0 && job->err == 0 && WIFEXITED(job->status) && WEXITSTATUS(job->status) == 0 &&
+              job->out_len[0] == 5 && memcmp(job->out[0], "sync\n", 5) == 0 && job->out_len[1] == 2,
+          "sync: err %d status %x out %zu", job->err, job->status, job->out_len[0]);
+    noshell_job_free(job);
+    const char* slow[] = {"/bin/sh", "-c", "sleep 5 & sleep 5", NULL};
+    job = make_job(1003, slow);
+    job->timeout_ms = 100;
+    CHECK(noshell_run_sync(job) == 0 && (job->result_flags & NOSHELL_JOB_TIMED_OUT) && WIFSIGNALED(job->status),
+          "sync timeout: flags %u status %x", job->result_flags, job->status);
+    noshell_job_free(job);
+    const char* missing[] = {"/nonexistent/x", NULL};
+    job = make_job(1004, missing);
+    CHECK(noshell_run_sync(job) == 0 && job->err == ENOENT, "sync missing: err %d", job->err);
+    noshell_job_free(job);
+  }
+
   /* Stopping with children running: handed to reap_later, nothing leaks. */
   ex = executors[0];
   for (int i = 0; i < 4; i++) {
