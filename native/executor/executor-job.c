@@ -1,9 +1,10 @@
 /* One job on the executor thread: spawn, write its input, read its output,
  * notice its exit, enforce its timeout, reap it. The child is reaped only
- * once it has exited *and* its captured output has ended (or been given up
- * after a terminate): until then its zombie pins its pid and its process
- * group id, so a kill(-pid) after a timeout reaches the group it ran, never
- * a reused one. Never waitpid(-1), never a SIGCHLD handler. */
+ * once it has exited *and* its captured output has ended, been given up
+ * after a terminate, or outlived the output grace: until then its zombie
+ * pins its pid and its process group id, so a kill(-pid) after a timeout
+ * reaches the group it ran, never a reused one; once reaped, nothing is sent
+ * to either. Never waitpid(-1), never a SIGCHLD handler. */
 #define _GNU_SOURCE
 #include "executor.h"
 #include "executor-internal.h"
@@ -82,7 +83,11 @@ static void on_exited(noshell_executor_t* ex, noshell_job_t* job) {
       let_output_go(ex, job);
       return;
     }
+    /* The child ended on its own: its timeout no longer applies, but the
+     * grace ends by then at the latest. */
     p->grace_ns = noshell_now_ns() + (uint64_t) job->output_grace_ms * 1000000u;
+    if (p->deadline_ns != 0 && p->deadline_ns < p->grace_ns) p->grace_ns = p->deadline_ns;
+    p->deadline_ns = 0;
   }
   maybe_finish(ex, job);
 }
@@ -233,15 +238,33 @@ static void end_output(noshell_executor_t* ex, noshell_job_t* job, int kind) {
   maybe_finish(ex, job);
 }
 
-/* The grace is over: what the pipes hold now is read (up to READS_PER_EVENT
- * reads each, so a writer that never stops cannot hold us), then they are
- * closed and the child reaped. The writers holding them get EPIPE. */
+/* Reads what the pipe holds now, to EAGAIN or its end, whatever the size of
+ * each read (a packet-mode pipe gives one write per read); at most
+ * DRAIN_READS reads, so a writer that never stops cannot hold us. Whether
+ * the stream is still open. */
+#define DRAIN_READS 256
+static int drain_output(noshell_executor_t* ex, noshell_job_t* job, int kind) {
+  int i = kind - FD_STDOUT;
+  for (int k = 0; k < DRAIN_READS; k++) {
+    ssize_t n = read(job->priv->fd[kind], ex->scratch, sizeof(ex->scratch));
+    if (n > 0) {
+      if (!append(ex, job, i, ex->scratch, (size_t) n)) return 0;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return n < 0 && errno == EAGAIN;
+  }
+  return 1;
+}
+
+/* The grace is over: what the pipes hold now is read, then they are closed
+ * and the child reaped. The writers still holding them get EPIPE. */
 static void let_output_go(noshell_executor_t* ex, noshell_job_t* job) {
   noshell_job_private_t* p = job->priv;
   p->grace_ns = 0;
   for (int kind = FD_STDOUT; kind <= FD_STDERR; kind++) {
     if (p->fd[kind] < 0) continue;
-    if (!on_output(ex, job, kind)) {
+    if (!drain_output(ex, job, kind)) {
       close_fd(ex, job, kind); /* ended after all (EOF) */
       continue;
     }

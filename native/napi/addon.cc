@@ -149,7 +149,7 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   watch_req.all = (capture & 16u) != 0;
   // -1 (or anything not a number ≥ 0): captured output is read to its end.
   double grace = info[18].IsNumber() ? info[18].As<Napi::Number>().DoubleValue() : -1;
-  watch_req.grace_ms = grace >= 0 && grace < 9e15 ? static_cast<int64_t>(grace) : -1;
+  watch_req.grace_ms = grace >= 0 && grace <= 2147483647.0 ? static_cast<int64_t>(grace) : -1;
   watch_req.on_exit = info[13].As<Napi::Function>();
   watch_req.on_overflow = info[14];
   int watch_err = 0;
@@ -216,6 +216,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["unref"] = Napi::Function::New(env, WatchUnref, "unref");
   exports["kill"] = Napi::Function::New(env, WatchKill, "kill");
   exports["abandon"] = Napi::Function::New(env, WatchAbandon, "abandon");
+  exports["cutOutput"] = Napi::Function::New(env, WatchCutOutput, "cutOutput");
   exports["execInit"] = Napi::Function::New(env, ExecInit, "execInit");
   exports["execSubmit"] = Napi::Function::New(env, ExecSubmit, "execSubmit");
   exports["execCancel"] = Napi::Function::New(env, ExecCancel, "execCancel");

@@ -123,7 +123,9 @@ bool CaptureDrain(Capture* c) {
   if (!c->active) return false;
   uv_os_fd_t fd;
   if (uv_fileno(c->handle(), &fd) != 0) return true;
-  for (int k = 0; k < 16; k++) {
+  // To EAGAIN or the end, whatever each read's size (a packet-mode pipe
+  // gives one write per read), at most 256 reads.
+  for (int k = 0; k < 256; k++) {
     uv_buf_t buf;
     OnAlloc(c->handle(), kReadChunk, &buf);
     if (buf.base == nullptr) return true;  // no memory: what was read is kept

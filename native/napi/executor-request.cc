@@ -153,7 +153,7 @@ int BuildJob(const Napi::CallbackInfo& info, noshell_job_t** out, bool* ref) {
   *ref = Truthy(env, info[18]);
   // Output grace in ms; -1 (or anything not a number ≥ 0): read output to its end.
   double grace = NumberOr(info[21], -1);
-  job->output_grace_ms = grace >= 0 && grace < 9e15 ? static_cast<int64_t>(grace) : -1;
+  job->output_grace_ms = grace >= 0 && grace <= 2147483647.0 ? static_cast<int64_t>(grace) : -1;
   if (!LoadChildSetup(env, info[19], info[20], req, &job->own_rlimits, &job->own_cgroup)) {
     noshell_job_free(job);
     return -1;

@@ -86,6 +86,12 @@ void EnsureExitWatch(Watch* w);
 void StopCaptures(Watch* w);
 // Closes the output-grace timer, if open.
 void StopGraceTimer(Watch* w);
+// The output grace is over (or cut short): what the pipes hold now is read,
+// then they are let go (output_cut if one was still open), and the child is
+// reaped.
+void LetOutputGo(Watch* w);
+// Whether the child was seen to exit (the watch's view).
+inline bool SeenExited(const Watch* w) { return w->exited; }
 // Reaps and reports once the child has exited and its output has ended.
 void MaybeFinish(Watch* w);
 

@@ -220,4 +220,16 @@ Napi::Value WatchAbandon(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// cutOutput(watch) -> whether the child had exited (seen by the watch) with
+// an output grace running: its output is then let go now, as when the grace
+// ends. A timeout that comes due in the grace does this instead of killing:
+// the child ended on its own.
+Napi::Value WatchCutOutput(const Napi::CallbackInfo& info) {
+  Watch* w = Unwrap(info);
+  bool cut = w != nullptr && !w->reported && SeenExited(w) && w->grace_ms >= 0 &&
+             (w->cap[0].active || w->cap[1].active);
+  if (cut) LetOutputGo(w);
+  return Napi::Boolean::New(info.Env(), cut);
+}
+
 }  // namespace noshell

@@ -160,7 +160,7 @@ static bool Capturing(const Watch* w) {
 
 // The grace is over: what the pipes hold now is read, then they are let go
 // (their writers get EPIPE) and the child is reaped.
-static void LetOutputGo(Watch* w) {
+void LetOutputGo(Watch* w) {
   for (Capture& c : w->cap) {
     if (!c.active) continue;
     if (CaptureDrain(&c)) {

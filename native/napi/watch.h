@@ -45,6 +45,7 @@ Napi::Value WatchRef(const Napi::CallbackInfo& info);
 Napi::Value WatchUnref(const Napi::CallbackInfo& info);
 Napi::Value WatchKill(const Napi::CallbackInfo& info);
 Napi::Value WatchAbandon(const Napi::CallbackInfo& info);
+Napi::Value WatchCutOutput(const Napi::CallbackInfo& info);
 
 }  // namespace noshell
 

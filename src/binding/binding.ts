@@ -98,6 +98,11 @@ export interface NativeBinding {
   /** Stop reading captured output once the child has exited (at once if it has). */
   abandon(watch: NativeWatch): void;
   /**
+   * When the child has exited and its output grace runs: lets the output go
+   * now (as the grace's end would) and gives true; else false, nothing done.
+   */
+  cutOutput(watch: NativeWatch): boolean;
+  /**
    * Starts this environment's executor thread (a second call does nothing).
    * `onResults(numbers, outputs, room)`: a batch of outputs.length / 3
    * jobs; job i has its EXEC_RESULT_FIELDS numbers (see ExecField) at

@@ -162,7 +162,7 @@ export async function checkCommand(args: string[], out: (s: string) => void, err
     out(`${JSON.stringify({
       state: r.state, stateName: r.stateName, output: r.output, longOutput: r.longOutput, perfdata: r.perfdata,
       perfdataErrors: r.perfdataErrors, exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut,
-      truncated: r.truncated, durationMs: Number(r.durationMs.toFixed(3)), command: r.command, viaShell: r.viaShell,
+      truncated: r.truncated, outputCut: r.outputCut, durationMs: Number(r.durationMs.toFixed(3)), command: r.command, viaShell: r.viaShell,
       spawnError: r.spawnError, stdout: r.stdout, stderr: r.stderr,
     })}\n`);
   } else {

@@ -44,7 +44,7 @@ function jsonLine(r: CheckRunResult): string {
     time: new Date(r.finishedAt).toISOString(), id: r.id, state: r.state, stateName: r.stateName,
     stateType: r.stateType, attempt: r.attempt, output: r.output, longOutput: r.longOutput || undefined,
     perfdata: r.perfdata, exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut, truncated: r.truncated,
-    durationMs: Number(r.durationMs.toFixed(3)), latencyMs: Number(r.latencyMs.toFixed(3)), viaShell: r.viaShell,
+    outputCut: r.outputCut || undefined, durationMs: Number(r.durationMs.toFixed(3)), latencyMs: Number(r.latencyMs.toFixed(3)), viaShell: r.viaShell,
     spawnError: r.spawnError ?? undefined,
   });
 }

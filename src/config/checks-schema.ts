@@ -90,7 +90,7 @@ const optionFields = {
   killSignal: v.optional(signal),
   user: v.optional(nameOrId),
   group: v.optional(nameOrId),
-  outputGrace: v.optional(duration(0)),
+  outputGrace: v.optional(v.pipe(duration(0), v.check((ms: number) => ms <= 2 ** 31 - 1, `${DURATION}, at most 2147483647 ms`))),
   cleanup: v.optional(v.boolean('true or false')),
   rlimits: v.optional(v.pipe(v.unknown(), v.check(accepted((x) => normalizeRlimits(x)), RLIMITS))),
   nice: v.optional(v.pipe(v.unknown(), v.check(accepted(normalizeNice), 'a whole number from -20 to 19'))),

@@ -45,6 +45,7 @@ export function spawnNormalized(opts: NormalizedSpawn, capture?: CaptureRequest)
     throw error;
   }
   child = new Subprocess(opts, out, watch, started);
+  child._graceful = (capture?.outputGrace ?? -1) >= 0;
   child._traced = traceStart(opts, 'loop', child.pid);
   return child;
 }

@@ -75,6 +75,8 @@ export class Subprocess {
     }
     if (opts.timeout > 0) {
       this.#timer = setTimeout(() => {
+        // Exited on its own, output held by what it left: not a timeout.
+        if (this._graceful && binding.cutOutput(watch)) return;
         this.#timedOut = true;
         this._terminate();
       }, opts.timeout);
@@ -193,6 +195,8 @@ export class Subprocess {
 
   /** @internal popen: the caller reads at its own pace and closes; keep unread output. */
   _keepUnread = false;
+  /** @internal exec/runCheck with an output grace: a timeout after the child's exit lets the output go. */
+  _graceful = false;
   /** @internal This child's diagnostics_channel messages (diagnostics.ts). */
   _traced: Traced = NOT_TRACED;
 

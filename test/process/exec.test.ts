@@ -283,6 +283,39 @@ describe('outputGrace: a grandchild does not hold the result hostage', () => {
     }
   });
 
+  // A timeout that comes due in the grace: the child ended on its own.
+  const timing = `
+    const { exec, runCheck } = require(${JSON.stringify(dist)});
+    (async () => {
+      const c = await runCheck(['sh', '-c', 'sleep 30 & echo $! >&2; sleep 0.25; echo "OK - late"'], { timeout: 300 });
+      let t = performance.now();
+      const e = await exec(['sh', '-c', 'sleep 30 & echo $! >&2; echo hi'], { timeout: 200, outputGrace: 1000 });
+      const ms = performance.now() - t;
+      // outputGrace 0 and nothing left holding the pipes: never cut, nothing lost.
+      let cut = 0, lost = 0;
+      for (let round = 0; round < 10; round++) {
+        const rs = await Promise.all(Array.from({ length: 40 }, (_, i) => exec(['sh', '-c', 'sleep 0.00' + (i % 10) + '; echo hi'], { outputGrace: 0 })));
+        for (const r of rs) { if (r.outputCut) cut++; if (r.stdout !== 'hi\\n') lost++; }
+      }
+      console.log(JSON.stringify({ check: [c.state, c.output, c.timedOut, c.outputCut, c.stderr.trim()], exec: [e.exitCode, e.timedOut, e.outputCut, ms, e.stderr.trim()], cut, lost }));
+    })();`;
+
+  it.each([['executor', {}], ['event loop', { NOSHELL_NO_EXECUTOR: '1' }]])(
+    'a timeout due during the grace is not a timeout; grace 0 with nothing left never cuts (%s)',
+    (_name, env) => {
+      const r = spawnSync(process.execPath, ['-e', timing], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+      const out = JSON.parse(r.stdout) as { check: unknown[]; exec: unknown[]; cut: number; lost: number };
+      try {
+        expect(out.check.slice(0, 4)).toEqual([0, 'OK - late', false, true]);
+        expect(out.exec.slice(0, 3)).toEqual([0, false, true]);
+        expect(out.exec[3]).toBeLessThan(600);
+        expect([out.cut, out.lost]).toEqual([0, 0]);
+      } finally {
+        for (const pid of [out.check[4], out.exec[4]]) try { process.kill(Number(pid), 'SIGKILL'); } catch { /* gone */ }
+      }
+    },
+  );
+
   it('Infinity waits for the output\'s end, however long; bad values are refused', async () => {
     const t = performance.now();
     const r = await exec(['sh', '-c', 'sleep 0.4 & echo x'], { outputGrace: Infinity });
