@@ -74,6 +74,15 @@ void ThrowErrno(Napi::Env env, const char* what, int err) {
   e.ThrowAsJavaScriptException();
 }
 
+// BuildJob, or in *failed what the call returns for its failure: a negative
+// errno (a caller's fd could not be taken), or empty with a TypeError pending.
+bool BuildOrFail(const Napi::CallbackInfo& info, noshell_job_t** job, bool* ref, Napi::Value* failed) {
+  int err = BuildJob(info, job, ref);
+  if (err == 0) return true;
+  *failed = err > 0 ? Napi::Number::New(info.Env(), -err) : Napi::Value();
+  return false;
+}
+
 }  // namespace
 
 void UpdateRef(ExecEnv* e) {
@@ -165,11 +174,8 @@ Napi::Value ExecSubmit(const Napi::CallbackInfo& info) {
   }
   noshell_job_t* job = nullptr;
   bool ref = false;
-  int err = BuildJob(info, &job, &ref);
-  if (err != 0) {
-    if (err > 0) return Napi::Number::New(env, -err);
-    return Napi::Value();  // a TypeError is pending
-  }
+  Napi::Value failed;
+  if (!BuildOrFail(info, &job, &ref, &failed)) return failed;
   job->user = ref ? job : nullptr;  // non-null: keeps the loop alive
   // The least loaded thread (one at a time: always the first).
   int pick = 0;
@@ -183,7 +189,7 @@ Napi::Value ExecSubmit(const Napi::CallbackInfo& info) {
     }
   }
   uint64_t id = 0;
-  err = noshell_executor_submit(e->ex[pick], job, &id);
+  int err = noshell_executor_submit(e->ex[pick], job, &id);
   id = id * kMaxExecutors + static_cast<uint64_t>(pick);
   if (err != 0) {
     noshell_job_free(job);
@@ -219,12 +225,9 @@ Napi::Value ExecSync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   noshell_job_t* job = nullptr;
   bool ref = false;
-  int err = BuildJob(info, &job, &ref);
-  if (err != 0) {
-    if (err > 0) return Napi::Number::New(env, -err);
-    return Napi::Value();  // a TypeError is pending
-  }
-  err = noshell_run_sync(job);
+  Napi::Value failed;
+  if (!BuildOrFail(info, &job, &ref, &failed)) return failed;
+  int err = noshell_run_sync(job);
   if (err != 0) {
     noshell_job_free(job);
     return Napi::Number::New(env, -err);

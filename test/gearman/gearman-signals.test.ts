@@ -84,10 +84,21 @@ describe('noshell gearman-worker and signals', () => {
     for (let i = 0; i < 3; i++) s.queue('service', job(pidfile, 300));
     await waitUntil(() => pids(pidfile).length === 3, 10_000, 'the plugins to start');
     const w = worker!;
-    w.signal('SIGKILL');
-    await waitUntil(() => !w.alive, 5000, 'the worker to die');
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(pids(pidfile).filter(isAlive)).toEqual([]);
+    try {
+      w.signal('SIGKILL');
+      await waitUntil(() => !w.alive, 5000, 'the worker to die');
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(pids(pidfile).filter(isAlive)).toEqual([]);
+    } finally {
+      // Each plugin led its group: its `sleep` (not the plugin, so no death signal) is the test's to end.
+      for (const pid of pids(pidfile)) {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          // the group is gone
+        }
+      }
+    }
   }, 30_000);
 
   it('SIGHUP with a job running: reloads the config (queues, identifier, max-worker), reopens the rotated log, the job\'s result arrives', async () => {

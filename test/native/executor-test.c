@@ -116,6 +116,22 @@ static noshell_job_t* make_job(int tag, const char* const* argv) {
   return job;
 }
 
+static uint64_t submit(noshell_job_t* job);
+
+/* Submits one job to `ex` and waits for it to come back (nothing else in flight). */
+static noshell_job_t* run_one(noshell_job_t* job) {
+  noshell_job_t* done = NULL;
+  submit(job);
+  while (done == NULL) {
+    pthread_mutex_lock(&mu);
+    while (!notified) pthread_cond_wait(&cond, &mu);
+    notified = 0;
+    pthread_mutex_unlock(&mu);
+    done = noshell_executor_take(ex);
+  }
+  return done;
+}
+
 static uint64_t submit(noshell_job_t* job) {
   int err;
   uint64_t id = 0;
@@ -268,15 +284,7 @@ int main(void) {
     ex = executors[0];
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    submit(job);
-    noshell_job_t* done = NULL;
-    while (done == NULL) {
-      pthread_mutex_lock(&mu);
-      while (!notified) pthread_cond_wait(&cond, &mu);
-      notified = 0;
-      pthread_mutex_unlock(&mu);
-      done = noshell_executor_take(ex);
-    }
+    noshell_job_t* done = run_one(job);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
     CHECK(done->next == NULL && (done->result_flags & NOSHELL_JOB_OUTPUT_CUT) && WIFEXITED(done->status) &&
@@ -295,15 +303,7 @@ int main(void) {
     noshell_job_t* job = make_job(1001, argv);
     job->capture |= NOSHELL_CAPTURE_ALL;
     ex = executors[0];
-    submit(job);
-    noshell_job_t* done = NULL;
-    while (done == NULL) {
-      pthread_mutex_lock(&mu);
-      while (!notified) pthread_cond_wait(&cond, &mu);
-      notified = 0;
-      pthread_mutex_unlock(&mu);
-      done = noshell_executor_take(ex);
-    }
+    noshell_job_t* done = run_one(job);
     size_t len = 0;
     char* all = noshell_runs_interleave(&done->runs, done->out[0], done->out_len[0], done->out[1], done->out_len[1], &len);
     CHECK(all != NULL && len == 7 && memcmp(all, "a\nbb\nc\n", 7) == 0, "all: %zu bytes, %zu runs", len, done->runs.n);
