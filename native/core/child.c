@@ -41,6 +41,7 @@ typedef struct {
   pid_t parent;        /* our pid: the child's getppid() while we live */
   volatile int err;    /* clone: written by the child, read after it execs */
   volatile int step;
+  volatile int detail; /* the redirection being applied, or -1 */
 } child_ctx_t;
 
 /* The child's system calls (see the top of the file). dup3() and openat():
@@ -53,9 +54,10 @@ typedef struct {
 
 NO_SANITIZE __attribute__((noreturn)) static void child_fail(child_ctx_t* ctx,
                                                     noshell_step_t step) {
-  int msg[2];
+  int msg[3];
   msg[0] = errno;
   msg[1] = (int) step;
+  msg[2] = ctx->detail;
   ctx->err = msg[0];
   ctx->step = msg[1];
   if (ctx->err_fd >= 0) {
@@ -193,6 +195,54 @@ NO_SANITIZE static void set_death_signal(child_ctx_t* ctx) {
   }
 }
 
+/* The shell's redirections, in order, as the child's user, relative to its
+ * cwd. Opened O_CLOEXEC and moved onto their number (dup3 clears the flag
+ * there); one that lands on its number already gets the flag cleared. The
+ * fork path's error pipe moves above 9 first: no redirection may hit it. */
+NO_SANITIZE static void apply_redirects(child_ctx_t* ctx) {
+  const noshell_spawn_t* req = ctx->req;
+  size_t i;
+  if (ctx->err_fd >= 0 && ctx->err_fd < 10) {
+    long moved = sys_fcntl(ctx->err_fd, F_DUPFD_CLOEXEC, 10);
+    if (moved < 0) child_fail(ctx, NOSHELL_STEP_REDIRECT);
+    sys_close(ctx->err_fd);
+    ctx->err_fd = (int) moved;
+  }
+  for (i = 0; i < req->nredirects; i++) {
+    const noshell_redirect_t* r = &req->redirects[i];
+    long fd;
+    ctx->detail = (int) i;
+    switch (r->kind) {
+      case NOSHELL_REDIRECT_OPEN:
+        do
+          fd = syscall(SYS_openat, AT_FDCWD, r->path,
+                       r->oflags | O_CLOEXEC | O_NOCTTY, 0666);
+        while (fd < 0 && errno == EINTR);
+        if (fd < 0) child_fail(ctx, NOSHELL_STEP_REDIRECT);
+        if (fd == r->fd) {
+          if (sys_fcntl(fd, F_SETFD, 0) != 0) child_fail(ctx, NOSHELL_STEP_REDIRECT);
+        } else {
+          if (sys_dup_to(fd, r->fd) < 0) child_fail(ctx, NOSHELL_STEP_REDIRECT);
+          sys_close(fd);
+        }
+        break;
+      case NOSHELL_REDIRECT_DUP:
+        /* N>&N: nothing moves, but N must be open (the shell says EBADF). */
+        if (r->src == r->fd) {
+          long fl = sys_fcntl(r->fd, F_GETFD, 0);
+          if (fl < 0 || ((fl & FD_CLOEXEC) && sys_fcntl(r->fd, F_SETFD, fl & ~FD_CLOEXEC) != 0))
+            child_fail(ctx, NOSHELL_STEP_REDIRECT);
+        } else if (sys_dup_to(r->src, r->fd) < 0) {
+          child_fail(ctx, NOSHELL_STEP_REDIRECT);
+        }
+        break;
+      default:
+        sys_close(r->fd);
+    }
+  }
+  ctx->detail = -1;
+}
+
 /* execvp() as the child's (new) credentials see the PATH: skip entries where
  * the program is missing, remember EACCES, stop at any other error; never
  * fall back to /bin/sh on ENOEXEC. */
@@ -244,7 +294,9 @@ NO_SANITIZE static int child_main(void* arg) {
   if (req->flags & NOSHELL_NEW_SESSION) {
     /* Leads its session and its group: no setpgid (a leader may not). */
     if (syscall(SYS_setsid) < 0) child_fail(ctx, NOSHELL_STEP_SETSID);
-  } else if ((req->flags & NOSHELL_NEW_PGROUP) && syscall(SYS_setpgid, 0, 0) != 0) {
+  } else if ((req->flags & NOSHELL_JOIN_PGROUP) ? syscall(SYS_setpgid, 0, req->pgid) != 0
+                                                 : ((req->flags & NOSHELL_NEW_PGROUP) &&
+                                                    syscall(SYS_setpgid, 0, 0) != 0)) {
     child_fail(ctx, NOSHELL_STEP_SETPGID);
   }
 
@@ -282,6 +334,8 @@ NO_SANITIZE static int child_main(void* arg) {
     child_fail(ctx, NOSHELL_STEP_SETPRIORITY);
 
   if (req->flags & (NOSHELL_SET_UID | NOSHELL_SET_GID)) set_credentials(ctx);
+
+  if (req->nredirects > 0) apply_redirects(ctx);
 
   if (req->flags & NOSHELL_RESET_SCHED) {
     /* Best effort: SCHED_BATCH -> SCHED_OTHER is always allowed. */
@@ -329,6 +383,7 @@ int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
   ctx.parent = (req->flags & NOSHELL_DIE_WITH_PARENT) ? getpid() : 0;
   ctx.err = 0;
   ctx.step = NOSHELL_STEP_NONE;
+  ctx.detail = -1;
 
   if (use_fork) {
     if (pipe2(errpipe, O_CLOEXEC) != 0) {
@@ -356,7 +411,7 @@ int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
   if (pid < 0) {
     child->step = NOSHELL_STEP_CLONE;
   } else if (use_fork) {
-    int msg[2];
+    int msg[3];
     ssize_t n;
     close(errpipe[1]);
     errpipe[1] = -1;
@@ -367,11 +422,13 @@ int noshell_spawn_clone(const noshell_spawn_t* req, const char* path,
     if (n == (ssize_t) sizeof(msg)) {
       err = msg[0];
       child->step = (noshell_step_t) msg[1];
+      child->detail = msg[2];
       reap(pid);
     }
   } else if (ctx.err != 0) {
     err = ctx.err;
     child->step = (noshell_step_t) ctx.step;
+    child->detail = ctx.detail;
     reap(pid);
   }
 

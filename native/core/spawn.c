@@ -26,7 +26,7 @@ static const char* const step_names[NOSHELL_STEP_COUNT] = {
   "none", "validate", "resolve", "stdio", "pipe2", "open /dev/null",
   "posix_spawnattr", "spawn", "setpgid", "dup2", "chdir", "setgroups",
   "setgid", "setuid", "execve", "capture", "setsid", "cgroup", "setrlimit",
-  "setpriority", "pdeathsig"
+  "setpriority", "pdeathsig", "redirect"
 };
 
 unsigned noshell_forced = 0;
@@ -115,7 +115,7 @@ static int spawn_posix(const noshell_spawn_t* req, const char* path,
   memset(&all, 0xff, sizeof(all));
   /* A session leader leads its own group already (and may not setpgid). */
   if (req->flags & NOSHELL_NEW_SESSION) flags |= POSIX_SPAWN_SETSID;
-  else if (req->flags & NOSHELL_NEW_PGROUP) flags |= POSIX_SPAWN_SETPGROUP;
+  else if (req->flags & (NOSHELL_NEW_PGROUP | NOSHELL_JOIN_PGROUP)) flags |= POSIX_SPAWN_SETPGROUP;
   if (req->flags & NOSHELL_RESET_SCHED) flags |= POSIX_SPAWN_SETSCHEDULER;
 
   err = posix_spawnattr_init(&attr);
@@ -133,7 +133,8 @@ static int spawn_posix(const noshell_spawn_t* req, const char* path,
   if ((err = posix_spawnattr_setflags(&attr, flags)) != 0 ||
       (err = posix_spawnattr_setsigmask(&attr, &none)) != 0 ||
       (err = posix_spawnattr_setsigdefault(&attr, &all)) != 0 ||
-      (err = posix_spawnattr_setpgroup(&attr, 0)) != 0)
+      (err = posix_spawnattr_setpgroup(
+           &attr, (req->flags & NOSHELL_JOIN_PGROUP) ? req->pgid : 0)) != 0)
     goto fail_attr;
   if (req->flags & NOSHELL_RESET_SCHED) {
     struct sched_param sp;
@@ -321,6 +322,22 @@ static int open_cgroup_procs(const char* dir, int* out) {
   return 0;
 }
 
+/* Redirections name fds 0-9, as the shell's do; an open names a path. */
+static int redirects_valid(const noshell_spawn_t* req) {
+  size_t i;
+  if (req->nredirects == 0) return 1;
+  if (req->redirects == NULL) return 0;
+  for (i = 0; i < req->nredirects; i++) {
+    const noshell_redirect_t* r = &req->redirects[i];
+    if (r->fd < 0 || r->fd > 9) return 0;
+    if (r->kind == NOSHELL_REDIRECT_OPEN ? r->path == NULL
+        : r->kind == NOSHELL_REDIRECT_DUP ? (r->src < 0 || r->src > 9)
+        : r->kind != NOSHELL_REDIRECT_CLOSE)
+      return 0;
+  }
+  return 1;
+}
+
 static void close_fd(int fd) {
   /* close() must not be retried on EINTR on Linux: the fd is gone either way. */
   if (fd >= 0) close(fd);
@@ -338,10 +355,13 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
   child->pid = -1;
   child->fds[0] = child->fds[1] = child->fds[2] = -1;
   child->step = NOSHELL_STEP_NONE;
+  child->detail = -1;
   plan.nclose = 0;
   plan.devnull = -1;
 
-  if (req->file == NULL || req->argv == NULL || req->argv[0] == NULL) {
+  if (req->file == NULL || req->argv == NULL || req->argv[0] == NULL ||
+      !redirects_valid(req) ||
+      ((req->flags & NOSHELL_JOIN_PGROUP) && (req->pgid <= 0 || (req->flags & NOSHELL_NEW_SESSION)))) {
     child->step = NOSHELL_STEP_VALIDATE;
     return EINVAL;
   }
@@ -355,7 +375,8 @@ int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child) {
      * directory on any glibc. 'posix_spawn' by name stays glibc's. */
     method = NOSHELL_METHOD_VFORK;
   } else if (method == NOSHELL_METHOD_POSIX_SPAWN &&
-             ((req->flags & POSIX_SPAWN_CANNOT) || req->nrlimits > 0)) {
+             ((req->flags & POSIX_SPAWN_CANNOT) || req->nrlimits > 0 ||
+              req->nredirects > 0)) {
     child->step = NOSHELL_STEP_VALIDATE;
     return ENOTSUP;
   } else if (method < NOSHELL_METHOD_AUTO || method > NOSHELL_METHOD_FORK) {

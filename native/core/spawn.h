@@ -46,9 +46,29 @@ enum {
   NOSHELL_DIE_WITH_PARENT = 64, /* PR_SET_PDEATHSIG(death_signal), set after the
                                  * credential switch; clone/fork only */
   NOSHELL_SET_NICE = 128,    /* setpriority(nice); clone/fork only */
-  NOSHELL_SET_CGROUP = 256   /* move into the cgroup v2 directory `cgroup`
+  NOSHELL_SET_CGROUP = 256,  /* move into the cgroup v2 directory `cgroup`
                               * before execve; clone/fork only */
+  NOSHELL_JOIN_PGROUP = 512  /* setpgid(0, pgid): join the group of an
+                              * earlier child (a pipeline's other stages) */
 };
+
+/* One redirection, applied in the child in order after the credential
+ * switch (so files are opened as the child's user) and the chdir (relative
+ * paths are the child's cwd's), as the shell applies `N>file`, `N>&M` and
+ * `N>&-` after the pipes of a pipeline. clone/fork only. */
+typedef enum {
+  NOSHELL_REDIRECT_OPEN = 0,  /* open(path, oflags, 0666 & ~umask) onto fd */
+  NOSHELL_REDIRECT_DUP = 1,   /* dup2(src, fd); src must be open */
+  NOSHELL_REDIRECT_CLOSE = 2  /* close(fd) */
+} noshell_redirect_kind_t;
+
+typedef struct {
+  int fd;                     /* 0-9, as the shell takes them */
+  noshell_redirect_kind_t kind;
+  int oflags;                 /* OPEN: O_RDONLY, O_WRONLY|O_CREAT|O_TRUNC, ... */
+  int src;                    /* DUP: the fd copied */
+  const char* path;           /* OPEN */
+} noshell_redirect_t;
 
 /* One resource limit for the child (setrlimit before execve; clone/fork
  * only). NOSHELL_RLIM_KEEP keeps the value the child inherits. */
@@ -83,6 +103,7 @@ typedef enum {
   NOSHELL_STEP_SETRLIMIT,
   NOSHELL_STEP_SETPRIORITY,
   NOSHELL_STEP_PDEATHSIG, /* prctl, or the parent already gone */
+  NOSHELL_STEP_REDIRECT,  /* a redirection (noshell_child_t.detail says which) */
   NOSHELL_STEP_COUNT
 } noshell_step_t;
 
@@ -107,6 +128,9 @@ typedef struct {
   const char* cgroup;        /* with SET_CGROUP: a cgroup v2 directory */
   const noshell_rlimit_t* rlimits;
   size_t nrlimits;
+  pid_t pgid;                /* with JOIN_PGROUP */
+  const noshell_redirect_t* redirects;
+  size_t nredirects;
 } noshell_spawn_t;
 
 typedef struct {
@@ -114,6 +138,7 @@ typedef struct {
   int fds[3];                /* the parent's ends of pipes, or -1 */
   noshell_method_t method;   /* the method actually used */
   noshell_step_t step;       /* on failure: the step that failed */
+  int detail;                /* step REDIRECT: the index of the redirection, else -1 */
 } noshell_child_t;
 
 int noshell_spawn(const noshell_spawn_t* req, noshell_child_t* child);

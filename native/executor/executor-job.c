@@ -337,6 +337,7 @@ void noshell_job_start(noshell_executor_t* ex, noshell_job_t* job) {
   if (err != 0) {
     job->err = err;
     job->step = child.step;
+    job->detail = child.detail;
     noshell_executor_finished(ex, job);
     return;
   }

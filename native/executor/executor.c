@@ -40,6 +40,7 @@ noshell_job_t* noshell_job_new(void) {
     job->priv->w[i].kind = i;
   }
   job->pid = -1;
+  job->detail = -1;
   job->output_grace_ms = -1;
   return job;
 }
@@ -61,6 +62,7 @@ void noshell_job_free(noshell_job_t* job) {
   free(job->own_groups);
   free(job->own_rlimits);
   free(job->own_cgroup);
+  free(job->own_redirects);
   free(job->input);
   for (int i = 0; i < 3; i++)
     if (job->own_fds[i] >= 0) close(job->own_fds[i]);

@@ -66,6 +66,7 @@ typedef struct noshell_job {
   gid_t* own_groups;
   noshell_rlimit_t* own_rlimits;
   char* own_cgroup;
+  noshell_redirect_t* own_redirects; /* one block with their paths */
   /* Caller fds for NOSHELL_STDIO_FD, dup'd at submit (the caller may close
    * its own before the spawn happens); closed after the spawn. -1: none. */
   int own_fds[3];
@@ -89,6 +90,7 @@ typedef struct noshell_job {
   /* --- the result: valid once the job came back from take(). */
   int err;                 /* errno of a failed spawn, else 0 */
   noshell_step_t step;
+  int detail;              /* step REDIRECT: which redirection failed */
   pid_t pid;
   int status;              /* wait status, with NOSHELL_JOB_STATUS_KNOWN */
   struct rusage ru;

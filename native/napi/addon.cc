@@ -3,6 +3,7 @@
 // live in TypeScript; this file trusts the shapes binding.ts guarantees but
 // still refuses anything that would make it read out of bounds.
 #include <errno.h>
+#include <fcntl.h>
 #include <napi.h>
 
 #include <stdlib.h>
@@ -36,17 +37,39 @@ bool OptionalString(napi_env env, Napi::Value v, OwnedString* out,
 }
 
 // spawn(file, argv, envp|null, searchPath|null, cwd|null, stdio: Int32Array(6),
-//       flags, uid, gid, method, out: Int32Array(6), capture, maxBuffer,
+//       flags, uid, gid, method, out: Int32Array(7), capture, maxBuffer,
 //       onExit, onOverflow|undefined, groups: Uint32Array|null,
-//       setup: Float64Array|null, cgroup: string|null, outputGraceMs)
+//       setup: Float64Array|null, cgroup: string|null, outputGraceMs,
+//       redirects: array|null, captureFrom: Int32Array(2)|null, holdGrace: boolean)
 //   -> watch id (number) | undefined
-// out receives [errno, step, pid, fd0, fd1, fd2]; errno 0 means started.
+// out receives [errno, step, pid, fd0, fd1, fd2, redirect]; errno 0 means
+// started; redirect: the failed redirection's index, else -1.
+// captureFrom: [stdout, stderr] read ends (-1: none) of pipes whose write
+// end the child gets as that fd (its stdio kind must be an fd and the
+// stream captured): taken over (closed whatever happens) and captured as
+// the child's output, which a pipeline's other stages write too. holdGrace: the output grace waits for releaseGrace(watch) (a
+// pipeline's last stage, whose other stages still run).
 // capture: bit 1 stdout, bit 2 stderr are read natively (their fds in out
 // are -1), bit 4 delivers them as strings, bit 8 truncates at maxBuffer
 // (reads on, drops the rest) instead of stopping and calling onOverflow.
 Napi::Value Spawn(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 19 || !info[0].IsString() || !info[5].IsTypedArray() ||
+  // Taken over before anything can fail: closed on every error path.
+  struct FdGuard {
+    int fd = -1;
+    ~FdGuard() {
+      if (fd >= 0) close(fd);
+    }
+  } from_guard[2];
+  if (info.Length() == 22 && info[20].IsTypedArray()) {
+    Napi::TypedArray t = info[20].As<Napi::TypedArray>();
+    if (t.TypedArrayType() == napi_int32_array && t.ElementLength() == 2) {
+      Napi::Int32Array a = info[20].As<Napi::Int32Array>();
+      from_guard[0].fd = a[0];
+      from_guard[1].fd = a[1];
+    }
+  }
+  if (info.Length() != 22 || !info[0].IsString() || !info[5].IsTypedArray() ||
       !info[6].IsNumber() || !info[7].IsNumber() || !info[8].IsNumber() ||
       !info[9].IsNumber() || !info[10].IsTypedArray() ||
       !info[11].IsNumber() || !info[12].IsNumber() || !info[13].IsFunction()) {
@@ -57,8 +80,8 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   Napi::Int32Array stdio = info[5].As<Napi::Int32Array>();
   Napi::Int32Array out = info[10].As<Napi::Int32Array>();
   if (stdio.TypedArrayType() != napi_int32_array || stdio.ElementLength() != 6 ||
-      out.TypedArrayType() != napi_int32_array || out.ElementLength() != 6) {
-    Napi::TypeError::New(env, "noshell: stdio/out must be Int32Array(6)")
+      out.TypedArrayType() != napi_int32_array || out.ElementLength() != 7) {
+    Napi::TypeError::New(env, "noshell: stdio must be Int32Array(6), out Int32Array(7)")
         .ThrowAsJavaScriptException();
     return Napi::Value();
   }
@@ -118,20 +141,33 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   }
   uint32_t capture = info[11].As<Napi::Number>().Uint32Value();
   double max_buffer = info[12].As<Napi::Number>().DoubleValue();
-  noshell_rlimit_t* rlimits;
-  char* cgroup_copy;
-  if (!LoadChildSetup(env, info[16], info[17], &req, &rlimits, &cgroup_copy)) return Napi::Value();
+  ChildSetupMemory mem;
+  if (!LoadChildSetup(env, info[16], info[17], info[19], &req, &mem)) return Napi::Value();
+  for (int i = 0; i < 2; i++) {
+    if (from_guard[i].fd >= 0 && !((capture & (1u << i)) && req.stdio[i + 1].kind == NOSHELL_STDIO_FD)) {
+      FreeChildSetup(&mem);
+      Napi::TypeError::New(env, "noshell: captureFrom needs that stream captured and given as an fd")
+          .ThrowAsJavaScriptException();
+      return Napi::Value();
+    }
+  }
 
   noshell_child_t child;
   int err = noshell_spawn(&req, &child);
-  free(rlimits);
-  free(cgroup_copy);
+  FreeChildSetup(&mem);
+  for (int i = 0; err == 0 && i < 2; i++) {
+    // The capture reads the pipe other stages write to as well.
+    if (from_guard[i].fd < 0) continue;
+    child.fds[i + 1] = from_guard[i].fd;
+    from_guard[i].fd = -1;
+  }
   out[0] = err;
   out[1] = child.step;
   out[2] = child.pid;
   out[3] = child.fds[0];
   out[4] = child.fds[1];
   out[5] = child.fds[2];
+  out[6] = child.detail;
   if (err != 0) return env.Undefined();
 
   WatchRequest watch_req;
@@ -150,6 +186,7 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   // -1 (or anything not a number ≥ 0): captured output is read to its end.
   double grace = info[18].IsNumber() ? info[18].As<Napi::Number>().DoubleValue() : -1;
   watch_req.grace_ms = grace >= 0 && grace <= 2147483647.0 ? static_cast<int64_t>(grace) : -1;
+  watch_req.hold_grace = info[21].IsBoolean() && info[21].As<Napi::Boolean>().Value();
   watch_req.on_exit = info[13].As<Napi::Function>();
   watch_req.on_overflow = info[14];
   int watch_err = 0;
@@ -167,6 +204,25 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   return watch;
+}
+
+// pipe() -> [readFd, writeFd], both O_CLOEXEC: a pipeline's shared stderr,
+// or its stdin when input is given. Throws an Error with the errno's code.
+Napi::Value Pipe(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    int e = errno;
+    Napi::Error err = Napi::Error::New(env, strerror(e));
+    err.Set("errno", Napi::Number::New(env, -e));
+    err.Set("syscall", Napi::String::New(env, "pipe2"));
+    err.ThrowAsJavaScriptException();
+    return Napi::Value();
+  }
+  Napi::Int32Array fds = Napi::Int32Array::New(env, 2);
+  fds[0] = p[0];
+  fds[1] = p[1];
+  return fds;
 }
 
 // The glibc functions a link-time reference would make the addon require a
@@ -217,6 +273,8 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports["kill"] = Napi::Function::New(env, WatchKill, "kill");
   exports["abandon"] = Napi::Function::New(env, WatchAbandon, "abandon");
   exports["cutOutput"] = Napi::Function::New(env, WatchCutOutput, "cutOutput");
+  exports["releaseGrace"] = Napi::Function::New(env, WatchReleaseGrace, "releaseGrace");
+  exports["pipe"] = Napi::Function::New(env, Pipe, "pipe");
   exports["execInit"] = Napi::Function::New(env, ExecInit, "execInit");
   exports["execSubmit"] = Napi::Function::New(env, ExecSubmit, "execSubmit");
   exports["execCancel"] = Napi::Function::New(env, ExecCancel, "execCancel");

@@ -43,7 +43,7 @@ void OnResultsReady(uv_async_t* handle);
 // Drops the reused result array (teardown).
 void ReleaseResultArray(ExecEnv* e);
 // Numbers per finished job (ExecField in binding.ts).
-constexpr uint32_t kResultNumbers = 11;
+constexpr uint32_t kResultNumbers = 12;
 // One finished job's numbers into d[0 … kResultNumbers) and its outputs into
 // outputs[at … at + 3) (executor-results.cc).
 void PutResult(napi_env env, double* d, napi_value outputs, uint32_t at, noshell_job_t* job);

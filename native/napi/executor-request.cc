@@ -13,7 +13,7 @@
 namespace noshell {
 namespace {
 
-constexpr size_t kArgs = 22;
+constexpr size_t kArgs = 23;
 
 bool OptionalCopy(napi_env env, Napi::Value v, char** out) {
   *out = nullptr;
@@ -154,10 +154,14 @@ int BuildJob(const Napi::CallbackInfo& info, noshell_job_t** out, bool* ref) {
   // Output grace in ms; -1 (or anything not a number ≥ 0): read output to its end.
   double grace = NumberOr(info[21], -1);
   job->output_grace_ms = grace >= 0 && grace <= 2147483647.0 ? static_cast<int64_t>(grace) : -1;
-  if (!LoadChildSetup(env, info[19], info[20], req, &job->own_rlimits, &job->own_cgroup)) {
+  ChildSetupMemory mem;
+  if (!LoadChildSetup(env, info[19], info[20], info[22], req, &mem)) {
     noshell_job_free(job);
     return -1;
   }
+  job->own_rlimits = mem.rlimits;
+  job->own_cgroup = mem.cgroup;
+  job->own_redirects = mem.redirects;
   *out = job;
   return 0;
 }

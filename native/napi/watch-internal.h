@@ -38,6 +38,7 @@ struct Watch {
   // Output grace (executor.h's output_grace_ms): -1 none. The timer first
   // probes for the exit (NOSHELL_EXIT_PROBE_MS), then times the grace.
   int64_t grace_ms = -1;
+  bool grace_held = false;          // WatchRequest.hold_grace, until released
   bool grace_timer_open = false;    // grace_timer initialized and not closing
   bool output_cut = false;          // the grace ended with a pipe still open
   bool all = false;                 // exec's `all`: the order of stdout and stderr
@@ -90,6 +91,8 @@ void StopGraceTimer(Watch* w);
 // then they are let go (output_cut if one was still open), and the child is
 // reaped.
 void LetOutputGo(Watch* w);
+// The child has exited: its output grace starts (unless held).
+void StartGrace(Watch* w);
 // Whether the child was seen to exit (the watch's view).
 inline bool SeenExited(const Watch* w) { return w->exited; }
 // Reaps and reports once the child has exited and its output has ended.

@@ -232,4 +232,15 @@ Napi::Value WatchCutOutput(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), cut);
 }
 
+// releaseGrace(watch): a held output grace may start: now if the child has
+// exited (as seen by the watch), else at its exit.
+Napi::Value WatchReleaseGrace(const Napi::CallbackInfo& info) {
+  Watch* w = Unwrap(info);
+  if (w != nullptr && !w->reported && w->grace_held) {
+    w->grace_held = false;
+    if (w->exited) StartGrace(w);
+  }
+  return info.Env().Undefined();
+}
+
 }  // namespace noshell

@@ -196,9 +196,13 @@ static void OnExited(Watch* w) {
   if (w->kill_group_on_exit) kill(-w->pid, SIGKILL);
   // Output held open by something that escaped the group is given up on.
   if (w->abandon) StopCaptures(w);
-  // Held open by someone else (a background grandchild): read for the
-  // grace, then let go.
-  if (Capturing(w) && w->grace_ms >= 0 && w->grace_timer_open) {
+  StartGrace(w);
+}
+
+// Held open by someone else (a background grandchild): read for the grace,
+// then let go.
+void StartGrace(Watch* w) {
+  if (!w->grace_held && Capturing(w) && w->grace_ms >= 0 && w->grace_timer_open) {
     if (w->grace_ms == 0) {
       uv_timer_stop(&w->grace_timer);
       LetOutputGo(w);
@@ -340,6 +344,7 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req, int* error) {
   // while the output is still open. Without a timer, no grace: output is read
   // to its end as before.
   w->grace_ms = req.grace_ms;
+  w->grace_held = req.hold_grace;
   if (w->grace_ms >= 0 && Capturing(w) && uv_timer_init(loop, &w->grace_timer) == 0) {
     w->grace_timer.data = w;
     w->grace_timer_open = true;

@@ -22,6 +22,10 @@ struct WatchRequest {
   // Once the child has exited, ms its captured pipes are still read while
   // something else holds them open; then they are let go. -1: to their end.
   int64_t grace_ms = -1;
+  // The grace does not start at the exit but at WatchReleaseGrace (or the
+  // exit, if that comes later): a pipeline's last stage, whose output the
+  // other stages may still write to.
+  bool hold_grace = false;
   // on_exit(exitCode, signal, userUs, sysUs, maxRssKb, stdout, stderr,
   // overflowed): once, after the child is reaped and every captured stream
   // has ended. overflowed: bit 1 stdout, bit 2 stderr went past max_buffer,
@@ -46,6 +50,7 @@ Napi::Value WatchUnref(const Napi::CallbackInfo& info);
 Napi::Value WatchKill(const Napi::CallbackInfo& info);
 Napi::Value WatchAbandon(const Napi::CallbackInfo& info);
 Napi::Value WatchCutOutput(const Napi::CallbackInfo& info);
+Napi::Value WatchReleaseGrace(const Napi::CallbackInfo& info);
 
 }  // namespace noshell
 

@@ -373,20 +373,112 @@ static void test_cgroup(noshell_method_t method, int can_see_errors) {
   CHECK(rmdir(dir) == 0, "rmdir %s: %s", dir, strerror(errno));
 }
 
+/* Redirections in order after the pipes, files opened as the child's user
+ * relative to its cwd; a failing one names itself; a second child joins the
+ * first one's group. */
+static void test_redirects(noshell_method_t method, int can_see_errors) {
+  char dir[] = "/tmp/noshell-redir-XXXXXX";
+  char* sh[] = {"/bin/sh", "-c", "echo out; echo err >&2; echo three >&3; cat", NULL};
+  char* idp[] = {"/bin/sh", "-c", "ps -o pgid= -p $$", NULL};
+  char buf[256], path[512], want[64];
+  noshell_redirect_t r[5];
+  noshell_spawn_t req;
+  noshell_child_t child;
+  struct stat st;
+  int err, status, fd;
+  mode_t old = umask(027);
+  if (mkdtemp(dir) == NULL) return;
+  /* 3>f3 <in 2>&1 1>>out (order: 2 gets the pipe, then 1 goes to the file) */
+  snprintf(path, sizeof(path), "%s/in", dir);
+  fd = open(path, O_WRONLY | O_CREAT, 0644);
+  CHECK(fd >= 0 && fchmod(fd, 0644) == 0 && write(fd, "input\n", 6) == 6, "write in");
+  close(fd);
+  memset(r, 0, sizeof(r));
+  r[0].fd = 3; r[0].kind = NOSHELL_REDIRECT_OPEN; r[0].oflags = O_WRONLY | O_CREAT | O_TRUNC; r[0].path = "f3";
+  r[1].fd = 0; r[1].kind = NOSHELL_REDIRECT_OPEN; r[1].oflags = O_RDONLY; r[1].path = "in";
+  r[2].fd = 2; r[2].kind = NOSHELL_REDIRECT_DUP; r[2].src = 1;
+  r[3].fd = 1; r[3].kind = NOSHELL_REDIRECT_OPEN; r[3].oflags = O_WRONLY | O_CREAT | O_APPEND; r[3].path = "out";
+  init(&req, method, sh);
+  req.cwd = dir;
+  req.redirects = r;
+  req.nredirects = 4;
+  if (geteuid() == 0) {
+    req.flags |= NOSHELL_SET_UID | NOSHELL_SET_GID;
+    req.uid = req.gid = 65534;
+    CHECK(chown(dir, 65534, 65534) == 0, "chown");
+  }
+  status = run_output(&req, buf, sizeof(buf), &err);
+  CHECK(err == 0 && status == 0 && strcmp(buf, "err\n") == 0, "method %d: redirects: %s [%s]", method,
+        strerror(err), buf);
+  snprintf(path, sizeof(path), "%s/out", dir);
+  fd = open(path, O_RDONLY);
+  CHECK(fd >= 0 && read_all(fd, buf, sizeof(buf)) > 0 && strcmp(buf, "out\ninput\n") == 0, "out: %s", buf);
+  if (fd >= 0) close(fd);
+  CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0640 &&
+            (geteuid() != 0 || st.st_uid == 65534), "out mode %o uid %d", st.st_mode & 0777, (int) st.st_uid);
+  unlink(path);
+  snprintf(path, sizeof(path), "%s/f3", dir);
+  CHECK(stat(path, &st) == 0 && st.st_size == 6, "f3");
+  unlink(path);
+  if (can_see_errors) {
+    /* 2>&9: nothing open there; the redirection at index 1 fails. */
+    r[0].fd = 1; r[0].kind = NOSHELL_REDIRECT_CLOSE;
+    r[1].fd = 2; r[1].kind = NOSHELL_REDIRECT_DUP; r[1].src = 9;
+    req.nredirects = 2;
+    err = noshell_spawn(&req, &child);
+    CHECK(err == EBADF && child.step == NOSHELL_STEP_REDIRECT && child.detail == 1 && child.pid == -1,
+          "method %d: bad dup: %s step %d detail %d", method, strerror(err), child.step, child.detail);
+    r[0].fd = 0; r[0].kind = NOSHELL_REDIRECT_OPEN; r[0].oflags = O_RDONLY; r[0].path = "missing";
+    req.nredirects = 1;
+    err = noshell_spawn(&req, &child);
+    CHECK(err == ENOENT && child.step == NOSHELL_STEP_REDIRECT && child.detail == 0, "method %d: missing: %s",
+          method, strerror(err));
+  }
+  snprintf(path, sizeof(path), "%s/in", dir);
+  unlink(path);
+  rmdir(dir);
+  umask(old);
+
+  /* Joining: the second child's group is the first one's. */
+  {
+    char* sleeper[] = {"/bin/sleep", "5", NULL};
+    noshell_spawn_t lead;
+    noshell_child_t first;
+    init(&lead, method, sleeper);
+    lead.stdio[1].kind = lead.stdio[2].kind = NOSHELL_STDIO_IGNORE;
+    err = noshell_spawn(&lead, &first);
+    CHECK(err == 0, "leader: %s", strerror(err));
+    init(&req, method, idp);
+    req.flags = NOSHELL_JOIN_PGROUP;
+    req.pgid = first.pid;
+    status = run_output(&req, buf, sizeof(buf), &err);
+    snprintf(want, sizeof(want), "%d\n", (int) first.pid);
+    CHECK(err == 0 && status == 0 && strcmp(buf + strspn(buf, " "), want) == 0, "method %d: joined %s want %s",
+          method, buf, want);
+    kill(first.pid, SIGKILL);
+    wait_status(first.pid);
+  }
+}
+
 static void test_posix_spawn_refuses(void) {
   char* argv[] = {"/bin/true", NULL};
   noshell_rlimit_t lim = {RLIMIT_NOFILE, 17, 19};
-  unsigned refused[] = {NOSHELL_SET_NICE, NOSHELL_DIE_WITH_PARENT, NOSHELL_SET_CGROUP, 0};
+  noshell_redirect_t close1 = {1, NOSHELL_REDIRECT_CLOSE, 0, 0, NULL};
+  unsigned refused[] = {NOSHELL_SET_NICE, NOSHELL_DIE_WITH_PARENT, NOSHELL_SET_CGROUP, 0, 0};
   noshell_spawn_t req;
   noshell_child_t child;
   int i, err;
-  for (i = 0; i < 4; i++) {
+  for (i = 0; i < 5; i++) {
     init(&req, NOSHELL_METHOD_POSIX_SPAWN, argv);
     req.flags |= refused[i];
     req.cgroup = "/tmp";
     if (i == 3) {
       req.rlimits = &lim;
       req.nrlimits = 1;
+    }
+    if (i == 4) {
+      req.redirects = &close1;
+      req.nredirects = 1;
     }
     err = noshell_spawn(&req, &child);
     CHECK(err == ENOTSUP && child.step == NOSHELL_STEP_VALIDATE, "posix_spawn refuses %d: %d", i, err);
@@ -445,6 +537,8 @@ int main(int argc, char** argv) {
   test_death_signal(NOSHELL_METHOD_FORK);
   test_cgroup(NOSHELL_METHOD_VFORK, !under_valgrind);
   test_cgroup(NOSHELL_METHOD_FORK, 1);
+  test_redirects(NOSHELL_METHOD_VFORK, !under_valgrind);
+  test_redirects(NOSHELL_METHOD_FORK, 1);
   test_posix_spawn_refuses();
   noshell_forced = NOSHELL_FALLBACK_CLOSE_RANGE;
   test_method(NOSHELL_METHOD_VFORK, !under_valgrind);
