@@ -13,8 +13,14 @@ export enum NativeStdio { Pipe = 0, Ignore = 1, Inherit = 2, Fd = 3, Stdout = 4 
 /** Mirrors the NOSHELL_* flags in native/core/spawn.h. */
 export enum NativeFlag {
   NewProcessGroup = 1, SetUid = 2, SetGid = 4, SetGroups = 8, NewSession = 32, DieWithParent = 64, SetNice = 128,
-  SetCgroup = 256,
+  SetCgroup = 256, JoinProcessGroup = 512,
 }
+
+/** Mirrors noshell_redirect_kind_t in native/core/spawn.h. */
+export enum NativeRedirect { Open = 0, Dup = 1, Close = 2 }
+
+/** Redirections as the native side takes them: [fd, NativeRedirect, oflags, src, path | null] per redirection. */
+export type NativeRedirects = Array<number | string | null>;
 
 /** Called once when the child is reaped and its captured streams ended.
  * exitCode -1 with signal 0: the status was lost (another part of the
@@ -39,8 +45,10 @@ export enum NativeCapture { Stdout = 1, Stderr = 2, AsString = 4, Truncate = 8, 
 /** Positions of one finished job's numbers in an execInit batch. */
 export enum ExecField {
   Id = 0, Errno, Step, Pid, ExitCode, Signal, UserUs, SystemUs, MaxRssKb, Flags, DurationMs,
+  /** Step 'redirect': the index of the redirection that failed; else -1. */
+  Redirect,
 }
-export const EXEC_RESULT_FIELDS = 11;
+export const EXEC_RESULT_FIELDS = 12;
 
 export type ExecResultsCallback = (numbers: Float64Array, outputs: unknown[], room: boolean) => void;
 
@@ -54,10 +62,11 @@ export type NativeWatch = number & { readonly __brand: 'NativeWatch' };
 
 export interface NativeBinding {
   /**
-   * Starts a child. `out` receives [errno, step, pid, stdinFd, stdoutFd, stderrFd]:
-   * errno 0 means the child runs and the return value watches it. Streams
-   * named in `capture` are read natively (their fds in `out` are -1) and
-   * handed to onExit.
+   * Starts a child. `out` (an Int32Array(7)) receives [errno, step, pid,
+   * stdinFd, stdoutFd, stderrFd, redirect]: errno 0 means the child runs and
+   * the return value watches it; step 'redirect': `redirect` is the index of
+   * the redirection that failed. Streams named in `capture` are read
+   * natively (their fds in `out` are -1) and handed to onExit.
    */
   spawn(
     file: string,
@@ -84,7 +93,18 @@ export interface NativeBinding {
     cgroup: string | null,
     /** ms captured output is still read after the child's exit while something else holds it; -1: to its end. */
     outputGraceMs: number,
+    /** Applied in order in the child, as its user, after the pipes; null: none. */
+    redirects: NativeRedirects | null,
+    /** [stdout, stderr]: read ends (-1: none) of pipes whose write end the child gets as that
+     * fd, captured as its output (taken over: closed whatever happens); null: none. */
+    captureFrom: Int32Array | null,
+    /** The output grace waits for releaseGrace() (a pipeline's last stage). */
+    holdGrace: boolean,
   ): NativeWatch | undefined;
+  /** A held output grace may start: now if the child has exited, else at its exit. */
+  releaseGrace(watch: NativeWatch): void;
+  /** pipe2(O_CLOEXEC): [readFd, writeFd]; throws an Error with errno and syscall. */
+  pipe(): Int32Array;
   ref(watch: NativeWatch): void;
   unref(watch: NativeWatch): void;
   /**
@@ -123,7 +143,7 @@ export interface NativeBinding {
     cwd: string | null, stdio: Int32Array, flags: number, uid: number, gid: number, method: NativeMethod,
     groups: Uint32Array | null, capture: number, maxBuffer: number, input: Uint8Array | null,
     timeoutMs: number, killSignal: number, forceKillAfterMs: number, killGroup: boolean, ref: boolean,
-    setup: Float64Array | null, cgroup: string | null, outputGraceMs: number,
+    setup: Float64Array | null, cgroup: string | null, outputGraceMs: number, redirects: NativeRedirects | null,
   ): number;
   /** An abort: a queued exec never starts, a running one is terminated. */
   execCancel(id: number): void;
@@ -144,7 +164,7 @@ export interface NativeBinding {
     cwd: string | null, stdio: Int32Array, flags: number, uid: number, gid: number, method: NativeMethod,
     groups: Uint32Array | null, capture: number, maxBuffer: number, input: Uint8Array | null,
     timeoutMs: number, killSignal: number, forceKillAfterMs: number, killGroup: boolean, ref: boolean,
-    setup: Float64Array | null, cgroup: string | null, outputGraceMs: number,
+    setup: Float64Array | null, cgroup: string | null, outputGraceMs: number, redirects: NativeRedirects | null,
   ): [Float64Array, unknown[]] | number;
   /** [queued, running, busy ms, spawned] of this environment's executor. */
   execStats(): [number, number, number, number];

@@ -8,35 +8,59 @@ import { checkString } from '../util/validate';
 import { readDoubleQuoted, scanOperator, skipExpansion, tildeNamesNoUser } from './shell-scan';
 import {
   BUILTINS, CHAR_CLASS, K_BACKQUOTE, K_BACKSLASH, K_BANG, K_BLANK, K_BRACE, K_CONTROL, K_DOLLAR,
-  K_DQUOTE, K_EQUALS, K_GLOB, K_HASH, K_PAREN, K_REDIRECT, K_SQUOTE, K_TILDE, K_WORD, NAME_CHAR,
-  R_BRACE, R_BUILTIN, R_COMMENT, R_CONTROL, R_EMPTY, R_GLOB, R_HISTORY, R_RESERVED, R_TILDE,
-  R_TRAILING_BACKSLASH, R_UNBALANCED, RESERVED_WORDS, reasonNames,
+  K_DQUOTE, K_EQUALS, K_GLOB, K_HASH, K_LIST, K_PIPE, K_REDIRECT, K_SQUOTE, K_TILDE, K_WORD, NAME_CHAR,
+  R_BACKGROUND, R_BRACE, R_BUILTIN, R_COMMENT, R_CONTROL, R_EMPTY, R_GLOB, R_HERE_DOCUMENT, R_HISTORY, R_LIST,
+  R_PIPE, R_REDIRECTION, R_RESERVED, R_TILDE, R_TRAILING_BACKSLASH, R_UNBALANCED, RESERVED_WORDS, reasonNames,
 } from './shell-syntax';
+import { defaultFd, type ListOp, type Pipeline, type RedirectOp, type Stage } from './command-list';
 
 export interface ParsedCommand {
-  /** The words, quotes removed; argv[0] is the program. Only meaningful when !needsShell. */
+  /** The words of the (first) command, quotes removed; argv[0] is the program. Only meaningful when !needsShell. */
   argv: string[];
   /** Leading NAME=value words: the shell adds them to the program's environment.
    * A null-prototype object: `__proto__`, `constructor`, `toString` are
    * ordinary names here, and nothing is inherited. */
   env: Record<string, string>;
-  /** The string uses something only a shell can do; argv and env are then partial. */
+  /** The string uses something only a shell can do; argv, env and list are then partial. */
   needsShell: boolean;
   /** What needs the shell, in a fixed order, each once (see shell-syntax.ts). */
   reasons: string[];
+  /** One command, no redirection: argv and env say all there is. Otherwise see `list`. */
+  simple: boolean;
+  /**
+   * The whole string: pipelines (`a | b`) of stages with their redirections
+   * (`>> file`, `2>&1`), joined by `;`, `&&` and `||`. exec() and the others
+   * run it without a shell exactly as /bin/sh would; it can be passed to
+   * them as it is.
+   */
+  list: Pipeline[];
 }
 
 export function parseCommand(command: string): ParsedCommand {
   const p = new Scanner(checkString(command, 'command'));
   p.scan();
-  return { argv: p.argv, env: p.env, needsShell: p.reasons !== 0, reasons: reasonNames(p.reasons) };
+  const first = p.list.length > 0 ? p.list[0].stages[0] : p.stage;
+  const simple = p.list.length === 1 && p.list[0].stages.length === 1 && first.redirects.length === 0;
+  return {
+    argv: first.argv, env: first.env, needsShell: p.reasons !== 0, reasons: reasonNames(p.reasons), simple, list: p.list,
+  };
+}
+
+function newStage(): Stage {
+  // Null prototype: a plain object would inherit `constructor`/`toString` and
+  // turn `__proto__=x` into a prototype change. It costs ~30 ns a command.
+  return { argv: [], env: Object.create(null) as Record<string, string>, redirects: [] };
 }
 
 class Scanner {
-  readonly argv: string[] = [];
-  // Null prototype: a plain object would inherit `constructor`/`toString` and
-  // turn `__proto__=x` into a prototype change. It costs ~30 ns a command.
-  readonly env: Record<string, string> = Object.create(null) as Record<string, string>;
+  readonly list: Pipeline[] = [];
+  /** The stages of the pipeline being read, and the stage being read. */
+  private stages: Stage[] = [];
+  stage: Stage = newStage();
+  /** The operator before the pipeline being read. */
+  private op: ListOp = ';';
+  /** A redirection operator read; the next word is its target. */
+  private pending: { fd: number; op: RedirectOp } | null = null;
   reasons = 0;
   // The word being built: `word` holds finished parts, s[run, i) the pending
   // unquoted run that has no escapes in it yet.
@@ -49,6 +73,8 @@ class Scanner {
   private nameSoFar = false;
   private assignTo: string | null = null;
   private bang = false;
+  /** The word so far has a quoted or escaped part. */
+  private quoted = false;
 
   constructor(private readonly s: string) {}
 
@@ -149,23 +175,143 @@ class Scanner {
           this.reasons |= k === K_GLOB ? R_GLOB : k === K_BRACE ? R_BRACE : R_CONTROL;
           this.literal(i++);
           break;
+        case K_REDIRECT:
+          i = this.redirect(i);
+          break;
+        case K_PIPE:
+        case K_LIST:
+          this.end(i);
+          i = this.listOperator(i, k);
+          break;
         default:
-          // Operators end the word; what follows them is best effort.
+          // Newlines and parentheses: what follows them is best effort.
           this.end(i);
           i = scanOperator(s, i, k, this);
-          // A new command starts: its first word is checked too.
-          if (k !== K_REDIRECT && k !== K_PAREN) this.leading = true;
+          this.leading = true;
       }
     }
     this.end(n);
-    if (this.argv.length === 0) this.reasons |= R_EMPTY;
+    this.finish();
+  }
+
+  /**
+   * The redirection operator at i. A single unquoted digit right before it is
+   * its fd (`2>`); dash takes no more digits than one (`12>f` is the word 12
+   * and `>f`). Returns the index after the operator.
+   */
+  private redirect(i: number): number {
+    const s = this.s;
+    let fd = -1;
+    if (this.inWord && !this.quoted && this.assignTo === null && this.word === '' && i - this.run === 1) {
+      const d = s.charCodeAt(this.run);
+      if (d >= 48 && d <= 57) {
+        fd = d - 48;
+        this.inWord = false;
+        this.nameSoFar = false;
+      }
+    }
+    this.end(i);
+    if (this.pending !== null) this.reasons |= R_REDIRECTION; // `> >f`
+    const c = s.charCodeAt(i);
+    const d = s.charCodeAt(i + 1);
+    let op: RedirectOp;
+    let len = 2;
+    if (c === 60 /* < */) {
+      if (d === 60) {
+        // A here-document: its body is lines after this one; only a shell reads it.
+        this.reasons |= R_HERE_DOCUMENT;
+        op = '<';
+        len = s.charCodeAt(i + 2) === 45 /* - */ ? 3 : 2;
+      } else if (d === 38 /* & */) op = '<&';
+      else if (d === 62 /* > */) op = '<>';
+      else {
+        op = '<';
+        len = 1;
+      }
+    } else if (d === 62) op = '>>';
+    else if (d === 38) op = '>&';
+    else if (d === 124 /* | */) op = '>|';
+    else {
+      op = '>';
+      len = 1;
+    }
+    this.pending = { fd: fd < 0 ? defaultFd(op) : fd, op };
+    return i + len;
+  }
+
+  /** `|`, `||`, `&&`, `;`, `&` or `;;` at i (class K_PIPE or K_LIST); returns the index after it. */
+  private listOperator(i: number, k: number): number {
+    const s = this.s;
+    const c = s.charCodeAt(i);
+    const doubled = s.charCodeAt(i + 1) === c;
+    this.leading = true;
+    if (k === K_PIPE && !doubled) {
+      if (!this.endStage()) this.reasons |= R_PIPE;
+      return i + 1;
+    }
+    if (c === 38 /* & */ && !doubled) {
+      // `a & b`: a runs in the background, which only a shell does.
+      this.reasons |= R_BACKGROUND;
+      this.endPipeline(';', R_LIST);
+      return i + 1;
+    }
+    if (c === 59 /* ; */ && doubled) {
+      // `;;` ends a case item: a syntax error anywhere else.
+      this.reasons |= R_LIST;
+      return i + 2;
+    }
+    this.endPipeline(c === 59 ? ';' : c === 38 ? '&&' : '||', R_LIST);
+    return doubled ? i + 2 : i + 1;
+  }
+
+  /** Ends the stage being read; false when it is empty (`| b`, `a | | b`: a syntax error). */
+  private endStage(): boolean {
+    if (this.pending !== null) {
+      this.reasons |= R_REDIRECTION; // `a > | b`
+      this.pending = null;
+    }
+    const st = this.stage;
+    if (st.argv.length === 0 && st.redirects.length === 0 && !hasKeys(st.env)) return false;
+    // Only redirections or assignments: dash runs no program for it.
+    if (st.argv.length === 0) this.reasons |= R_EMPTY;
+    this.stages.push(st);
+    this.stage = newStage();
+    return true;
+  }
+
+  /** Ends the pipeline being read at a list operator; the next one runs after `next`. */
+  private endPipeline(next: ListOp, syntax: number): void {
+    if (!this.endStage()) {
+      // `; a`, `a && && b`, `a | ;`
+      this.reasons |= this.stages.length > 0 ? R_PIPE : syntax;
+    } else {
+      this.list.push({ op: this.op, stages: this.stages });
+    }
+    this.stages = [];
+    this.op = next;
+  }
+
+  /** The end of the string: a trailing `;` is fine, a trailing `|`, `&&` or `||` is not. */
+  private finish(): void {
+    if (this.endStage()) {
+      this.list.push({ op: this.op, stages: this.stages });
+    } else if (this.stages.length > 0) {
+      this.reasons |= R_PIPE;
+      this.list.push({ op: this.op, stages: this.stages });
+    } else if (this.list.length > 0 && this.op !== ';') {
+      this.reasons |= R_LIST;
+    }
+    this.stages = [];
+    if (!this.list.some((p) => p.stages.some((st) => st.argv.length > 0))) this.reasons |= R_EMPTY;
   }
 
   private start(i: number, nameStart: boolean): void {
     this.inWord = true;
     this.word = '';
     this.run = i;
-    this.nameSoFar = this.leading && nameStart;
+    this.quoted = false;
+    // A redirection's target is never an assignment (`>A=1` names a file).
+    this.nameSoFar = this.leading && nameStart && this.pending === null;
   }
 
   /** An unquoted character that is not part of a name. */
@@ -181,6 +327,7 @@ class Scanner {
       this.inWord = true;
       this.word = '';
     }
+    this.quoted = true;
     this.nameSoFar = false;
   }
 
@@ -189,8 +336,10 @@ class Scanner {
     const value = this.word + this.s.slice(this.run, i);
     this.inWord = false;
     this.word = '';
-    if (this.assignTo !== null) {
-      this.env[this.assignTo] = value;
+    if (this.pending !== null) {
+      this.target(value);
+    } else if (this.assignTo !== null) {
+      this.stage.env[this.assignTo] = value;
       this.assignTo = null;
     } else {
       if (this.leading) {
@@ -202,8 +351,25 @@ class Scanner {
           if (BUILTINS.has(value)) this.reasons |= R_BUILTIN;
         }
       }
-      this.argv.push(value);
+      this.stage.argv.push(value);
     }
     this.bang = false;
   }
+
+  /** The word after a redirection operator. */
+  private target(value: string): void {
+    const { fd, op } = this.pending!;
+    this.pending = null;
+    // `>&1`, `<&0`, `>&-`: one unquoted digit or `-`; dash refuses anything
+    // else (`>&12`, `>&file`: "Bad fd number").
+    if ((op === '>&' || op === '<&') &&
+        (this.quoted || value.length !== 1 || !((value >= '0' && value <= '9') || value === '-'))) {
+      this.reasons |= R_REDIRECTION;
+    }
+    this.stage.redirects.push({ fd, op, target: value });
+  }
+}
+
+function hasKeys(o: object): boolean {
+  return Object.keys(o).length > 0;
 }

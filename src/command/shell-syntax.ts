@@ -4,10 +4,14 @@
 
 /*
  * Reasons, as bits so a parse collects them without allocating; they are
- * reported in this order, each at most once:
- *   pipe                 `|`
- *   redirection          `<` `>` and their forms (`>>`, `2>&1`, `<<`, `>|`, `<>`)
- *   command list         `;` `&` `&&` `||`
+ * reported in this order, each at most once. Pipelines, redirections and
+ * lists run without a shell; only their malformed or unsupported forms are
+ * reasons (each a syntax error to dash, which then says so):
+ *   pipe                 a `|` with no command before or after it (`| a`, `a |`, `a | | b`)
+ *   redirection          a redirection without a target (`a >`), `>&`/`<&` to anything but
+ *                        one digit or `-` (`>&12`, `>&file`)
+ *   command list         a `;`, `&&` or `||` with no command before it, one of the last two
+ *                        with none after it, `;;`
  *   newline              an unquoted newline (a second command)
  *   variable             any `$` that is not `$(`: `$VAR`, `${…}`, `$1`, `$'…'`, a lone `$`
  *   command substitution `$(…)` and backquotes
@@ -25,13 +29,16 @@
  *                        an escaped tab `\<tab>` is a literal tab)
  *   reserved word        command word `if`, `for`, `[[`, …
  *   builtin              command word that dash runs as a built-in (`cd`, `exit`, `echo`, `true`, …)
- *   empty command        no command word at all (only blanks, assignments, comments)
+ *   empty command        no command word at all (only blanks, assignments, comments), or a
+ *                        command of only redirections or assignments in a pipeline or list
+ *   background           `&`: a command run in the background
+ *   here-document        `<<` and `<<-`
  */
 export const REASON_NAMES: readonly string[] = [
   'pipe', 'redirection', 'command list', 'newline', 'variable', 'command substitution',
   'arithmetic', 'glob', 'tilde', 'comment', 'subshell', 'brace', 'history',
   'unbalanced quote', 'trailing backslash', 'control character', 'reserved word', 'builtin',
-  'empty command',
+  'empty command', 'background', 'here-document',
 ];
 
 export const R_PIPE = 1 << 0;
@@ -53,6 +60,8 @@ export const R_CONTROL = 1 << 15;
 export const R_RESERVED = 1 << 16;
 export const R_BUILTIN = 1 << 17;
 export const R_EMPTY = 1 << 18;
+export const R_BACKGROUND = 1 << 19;
+export const R_HERE_DOCUMENT = 1 << 20;
 
 export function reasonNames(bits: number): string[] {
   const out: string[] = [];

@@ -51,7 +51,32 @@ const stepExplanations: Record<string, string> = {
   'setpriority:EACCES': 'a nice value below the current one needs privilege (CAP_SYS_NICE)',
   'setpriority:EPERM': 'a nice value below the current one needs privilege (CAP_SYS_NICE)',
   'pdeathsig:ESRCH': 'this process was ending while the child started',
+  'redirect:EBADF': 'the fd to copy is not open',
 };
+
+/** Where in a command a SpawnError happened, beyond the program. */
+export interface SpawnErrorPlace {
+  /** The redirection that could not be applied, as written (`>> '/var/log/x'`, `2>&9`). */
+  redirection?: string | undefined;
+  /** The stage of a pipeline (0 the first) that could not be started, and how many it has. */
+  stage?: number | undefined;
+  stages?: number | undefined;
+}
+
+/** What spawnErrorOf needs of a checked request. */
+interface SpawnRequestLike {
+  file: string;
+  argv: readonly string[];
+  cwd: string | null;
+  cgroup: string | null;
+  redirectTexts: readonly string[] | null;
+}
+
+/** The SpawnError for a request that failed at `step` (`redirect`: the index of the redirection). */
+export function spawnErrorOf(o: SpawnRequestLike, errno: number, step: string, redirect = -1, stage?: number, stages?: number): SpawnError {
+  const redirection = step === 'redirect' && redirect >= 0 ? o.redirectTexts?.[redirect] : undefined;
+  return new SpawnError(errno, step, o.file, o.argv.slice(1), o.cwd ?? undefined, o.cgroup ?? undefined, { redirection, stage, stages });
+}
 
 /** The program could not be started; nothing runs. */
 export class SpawnError extends Error {
@@ -66,11 +91,19 @@ export class SpawnError extends Error {
   /** What failed: 'resolve' (PATH search), 'execve', 'chdir', 'setuid', 'pipe2', … */
   readonly step: string;
   readonly cwd: string | undefined;
+  /** At step 'redirect': the redirection, as written. */
+  readonly redirection: string | undefined;
+  /** In a pipeline: the stage (0 the first) that could not be started. */
+  readonly stage: number | undefined;
 
-  constructor(errno: number, step: string, file: string, args: readonly string[], cwd?: string, cgroup?: string) {
+  constructor(
+    errno: number, step: string, file: string, args: readonly string[], cwd?: string, cgroup?: string, place?: SpawnErrorPlace,
+  ) {
     const code = errnoName(errno);
-    const where =
+    let where =
       step === 'chdir' ? ` (cwd ${JSON.stringify(cwd)})` : step === 'cgroup' ? ` (cgroup ${JSON.stringify(cgroup)})` : '';
+    if (place?.redirection !== undefined) where += ` (${place.redirection})`;
+    if (place?.stage !== undefined) where += ` (stage ${place.stage + 1} of ${place.stages ?? '?'} of a pipeline)`;
     const why = stepExplanations[`${step}:${code}`] ?? explanations[code] ?? 'failed';
     super(`spawn ${file} ${code}: ${why} at ${step}${where}`);
     this.name = 'SpawnError';
@@ -81,6 +114,8 @@ export class SpawnError extends Error {
     this.spawnargs = [...args];
     this.step = step;
     this.cwd = cwd;
+    this.redirection = place?.redirection;
+    this.stage = place?.stage;
   }
 }
 

@@ -4,13 +4,14 @@
 // for a daemon's work. The child is started the fork-free way and its output
 // read, its timeout enforced and its status reaped on this thread, by the
 // executor's own code (native/executor: noshell_run_sync).
-import { binding } from '../binding/binding';
+import { binding, ExecField } from '../binding/binding';
 import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand } from '../command/shell-option';
-import { SpawnError } from './errors';
+import { spawnErrorOf } from './errors';
 import { execResultOf, inputBytes, prepareExec, type ExecOptions, type ExecResult } from './exec';
 import { outcomeOf } from './executor';
 import { traceExit, traceStart } from './diagnostics';
 import { describe } from './options';
+import { applyRedirects } from './redirects';
 
 /** What the async calls take, less what a call that blocks cannot use: `signal` and `ref`. */
 export type ExecSyncOptions = Omit<ExecOptions, 'signal' | 'ref'>;
@@ -25,21 +26,22 @@ function runSync(cmd: ResolvedCommand, options: ExecSyncOptions | undefined, api
   }
   const p = prepareExec(cmd, options, api, false);
   const o = p.spawnOpts;
+  if (cmd.list !== null) applyRedirects(o, cmd.list[0].stages[0].redirects, api);
   const traced = traceStart(o, 'sync', null);
   const r = binding.execSync(
     o.file, o.argv, o.envp, o.searchPath, o.cwd, o.stdio, o.flags, o.uid, o.gid, o.method, o.groups,
     p.capture, p.maxBuffer, inputBytes(p.input), o.timeout, o.killSignal, o.forceKillAfter, o.processGroup, false,
-    o.setup, o.cgroup, p.outputGrace,
+    o.setup, o.cgroup, p.outputGrace, o.redirects,
   );
   if (typeof r === 'number') {
-    const error = new SpawnError(-r, 'stdio', o.file, o.argv.slice(1), o.cwd ?? undefined, o.cgroup ?? undefined);
+    const error = spawnErrorOf(o, -r, 'stdio');
     traceExit(traced, null, error);
     throw error;
   }
   const [numbers, outputs] = r;
   const errno = numbers[1];
   if (errno !== 0) {
-    const error = new SpawnError(errno, binding.steps[numbers[2]] ?? 'spawn', o.file, o.argv.slice(1), o.cwd ?? undefined, o.cgroup ?? undefined);
+    const error = spawnErrorOf(o, errno, binding.steps[numbers[ExecField.Step]] ?? 'spawn', numbers[ExecField.Redirect]);
     traceExit(traced, null, error);
     throw error;
   }
@@ -63,7 +65,7 @@ export function execFileSync(file: string, args?: readonly string[], options?: E
   if (typeof file !== 'string') throw new TypeError(`execFileSync: file must be a string, got ${describe(file)}`);
   let display = quoteArg(file);
   if (Array.isArray(args)) for (const a of args) display += ` ${quoteArg(String(a))}`;
-  return runSync({ file, args: args as string[], env: undefined, viaShell: false, display }, options, 'execFileSync');
+  return runSync({ file, args: args as string[], env: undefined, viaShell: false, display, list: null }, options, 'execFileSync');
 }
 
 /** exec on this thread: a command string or an argv array, as exec takes it; blocks the event loop until done. */
@@ -71,5 +73,6 @@ export function execSync(command: string | readonly string[], options?: ExecSync
 export function execSync(command: string | readonly string[], options: ExecSyncOptionsBuffer): ExecResult<Buffer>;
 export function execSync(command: string | readonly string[], options?: ExecSyncOptions): ExecResult;
 export function execSync(command: string | readonly string[], options?: ExecSyncOptions): ExecResult {
-  return runSync(resolveCommand(command, checkShellOption(options?.shell, 'execSync'), 'execSync'), options, 'execSync');
+  // One command with its redirections runs here; pipelines and lists need exec().
+  return runSync(resolveCommand(command, checkShellOption(options?.shell, 'execSync'), 'execSync', 'one'), options, 'execSync');
 }

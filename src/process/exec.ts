@@ -1,6 +1,9 @@
 // Buffered exec/execFile: run to completion, collect stdout/stderr, reject on
 // failure with ExecError carrying the whole result.
-import { NativeCapture, NativeStdio } from '../binding/binding';
+import { NativeCapture, NativeFlag, NativeStdio } from '../binding/binding';
+import type { Pipeline } from '../command/command-list';
+import { applyRedirects } from './redirects';
+import { runList } from './run-list';
 import { parseDuration, type Duration } from '../util/duration';
 import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
 import { ExecError } from './errors';
@@ -34,6 +37,9 @@ export interface ExecOptions extends SpawnOptions {
   /** true: the result's `all` holds stdout and stderr interleaved as they came (as `2>&1` would, but
    * with both kept apart too). Default false. */
   all?: boolean | undefined;
+  /** A pipeline's status is that of its last stage to fail rather than of its last stage (bash's
+   * `set -o pipefail`). Default false, as dash. */
+  pipefail?: boolean | undefined;
 }
 
 /** Options whose `encoding` is left out or 'utf8': stdout and stderr are strings. */
@@ -57,7 +63,7 @@ export interface ExecResult<T extends string | Buffer = string | Buffer> extends
   all?: T | undefined;
 }
 
-const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject', 'shell', 'ref', 'outputGrace', 'all']);
+const execKeys = new Set(['input', 'maxBuffer', 'encoding', 'reject', 'shell', 'ref', 'outputGrace', 'all', 'pipefail']);
 /** NOSHELL_NO_EXECUTOR=1: every exec on the event-loop thread, as before the executor. */
 let loopOnly = process.env.NOSHELL_NO_EXECUTOR === '1';
 
@@ -157,7 +163,7 @@ export function execFile(file: string, args?: readonly string[], options?: ExecO
     if (typeof file !== 'string') throw new TypeError(`execFile: file must be a string, got ${describe(file)}`);
     let display = quoteArg(file);
     if (Array.isArray(args)) for (const a of args) display += ` ${quoteArg(String(a))}`;
-    return run({ file, args: args as string[], env: undefined, viaShell: false, display }, options, 'execFile');
+    return run({ file, args: args as string[], env: undefined, viaShell: false, display, list: null }, options, 'execFile');
   } catch (err) {
     return Promise.reject(err);
   }
@@ -306,9 +312,39 @@ export function inputBytes(input: string | Uint8Array | undefined): Uint8Array |
  * of the child being killed (exec).
  */
 export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined, api: string, truncate = false): Promise<ExecResult> {
+  if (cmd.list !== null) return runCommandList(cmd, cmd.list, options, api, truncate);
   const p = prepareExec(cmd, options, api, truncate);
-  const outcome = loopOnly || !executorAvailable()
-    ? await runOnLoop(p.spawnOpts, p.capture, p.maxBuffer, p.input, truncate, p.ref, p.outputGrace)
-    : await runOnExecutor(p.spawnOpts, p.capture, p.maxBuffer, p.input, p.ref, p.outputGrace);
-  return execResultOf(p, outcome);
+  return execResultOf(p, await runPrepared(p));
+}
+
+/** One command: on the executor, or on the loop where it is unavailable (or asked for). */
+function runPrepared(p: PreparedExec): Promise<ExecOutcome> {
+  return loopOnly || !executorAvailable()
+    ? runOnLoop(p.spawnOpts, p.capture, p.maxBuffer, p.input, p.truncate, p.ref, p.outputGrace)
+    : runOnExecutor(p.spawnOpts, p.capture, p.maxBuffer, p.input, p.ref, p.outputGrace);
+}
+
+/** Pipelines, lists and redirections: every stage checked before anything runs. */
+async function runCommandList(
+  cmd: ResolvedCommand, list: Pipeline[], options: ExecOptions | undefined, api: string, truncate: boolean,
+): Promise<ExecResult> {
+  const pipefail = options?.pipefail;
+  if (pipefail !== undefined && typeof pipefail !== 'boolean') {
+    throw new TypeError(`pipefail must be a boolean, got ${describe(pipefail)}`);
+  }
+  const stages = list.map((pl) => pl.stages.map((st) => {
+    const hasEnv = Object.keys(st.env).length > 0;
+    const one: ResolvedCommand = {
+      file: st.argv[0], args: st.argv.slice(1), env: hasEnv ? st.env : undefined, viaShell: false, display: cmd.display, list: null,
+    };
+    const p = prepareExec(one, options, api, truncate);
+    applyRedirects(p.spawnOpts, st.redirects, api);
+    if (pl.stages.length > 1 && (p.spawnOpts.flags & NativeFlag.NewSession) !== 0) {
+      throw new TypeError(`${api}: detached starts one command in a new session; a pipeline's stages share one process group`);
+    }
+    return p;
+  }));
+  const first = stages[0][0];
+  const asGiven = { ...first, cmd, spawnOpts: { ...first.spawnOpts } };
+  return execResultOf(asGiven, await runList({ list, stages, pipefail: pipefail === true }, first, runPrepared));
 }

@@ -2,7 +2,7 @@
 // exec is validated here, queued to the addon's thread, and settled by one
 // callback when it has finished. The event loop never waits for a spawn.
 import { binding, EXEC_RESULT_FIELDS, ExecField, ExecFlag, NativeCapture } from '../binding/binding';
-import { SpawnError } from './errors';
+import { spawnErrorOf } from './errors';
 import type { NormalizedSpawn } from './options';
 import { throwIfAborted } from './spawn';
 import { killOnExit } from './cleanup';
@@ -188,7 +188,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
       }
       const errno = numbers[at + ExecField.Errno];
       if (errno !== 0) {
-        reject(new SpawnError(errno, binding.steps[numbers[at + ExecField.Step]] ?? 'spawn', o.file, o.argv.slice(1), o.cwd ?? undefined, o.cgroup ?? undefined));
+        reject(spawnErrorOf(o, errno, binding.steps[numbers[at + ExecField.Step]] ?? 'spawn', numbers[at + ExecField.Redirect]));
         return;
       }
       resolve(outcomeOf(numbers, outputs, at, aborted, aborted ? signal?.reason : undefined));
@@ -200,7 +200,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
         r = binding.execSubmit(
           o.file, o.argv, o.envp, o.searchPath, o.cwd, o.stdio, o.flags, o.uid, o.gid, o.method, o.groups,
           req.capture, req.maxBuffer, req.input, o.timeout, o.killSignal, o.forceKillAfter, o.processGroup, req.ref,
-          o.setup, o.cgroup, req.outputGrace,
+          o.setup, o.cgroup, req.outputGrace, o.redirects,
         );
       } catch (err) {
         signal?.removeEventListener('abort', onAbort);
@@ -210,7 +210,7 @@ export function execOnExecutor(req: ExecRequest): Promise<ExecOutcome> {
       if (r === 0) return false;
       if (r < 0) {
         signal?.removeEventListener('abort', onAbort);
-        reject(new SpawnError(-r, 'stdio', o.file, o.argv.slice(1), o.cwd ?? undefined, o.cgroup ?? undefined));
+        reject(spawnErrorOf(o, -r, 'stdio'));
         return true;
       }
       id = r;

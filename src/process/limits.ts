@@ -136,13 +136,14 @@ export function normalizeCgroup(value: unknown): string {
   return value;
 }
 
-/** The native setup array: [deathSignal, nice, n, (resource, soft, hard) × n]. */
-export function childSetup(deathSignal: number, nice: number, rlimits: readonly number[]): Float64Array {
-  const a = new Float64Array(3 + rlimits.length);
+/** The native setup array: [deathSignal, nice, pgid to join (0: none), n, (resource, soft, hard) × n]. */
+export function childSetup(deathSignal: number, nice: number, rlimits: readonly number[], pgid = 0): Float64Array {
+  const a = new Float64Array(4 + rlimits.length);
   a[0] = deathSignal;
   a[1] = nice;
-  a[2] = rlimits.length / 3;
-  a.set(rlimits, 3);
+  a[2] = pgid;
+  a[3] = rlimits.length / 3;
+  a.set(rlimits, 4);
   return a;
 }
 

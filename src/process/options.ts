@@ -2,7 +2,7 @@
 // side takes. Everything is checked here, before anything is spawned.
 import { parseDuration, type Duration } from '../util/duration';
 import { fileURLToPath } from 'node:url';
-import { NativeFlag, NativeMethod, NativeStdio } from '../binding/binding';
+import { NativeFlag, NativeMethod, NativeStdio, type NativeRedirects } from '../binding/binding';
 import { signalNumber } from './status';
 import { normalizeCredentials } from './credentials';
 import { buildEnv } from './env';
@@ -84,6 +84,10 @@ export interface NormalizedSpawn {
   setup: Float64Array | null;
   cgroup: string | null;
   cleanup: boolean;
+  /** Applied in the child after its stdio (a command string's `>file`, `2>&1`); null: none. */
+  redirects: NativeRedirects | null;
+  /** Their text (`2>&1`, `>> 'out.log'`), for messages. */
+  redirectTexts: string[] | null;
 }
 
 const spawnKeys = new Set([
@@ -252,5 +256,6 @@ export function normalizeSpawn(
     file: file as string, argv, envp, searchPath, cwd, stdio, flags,
     uid: creds.uid, gid: creds.gid, groups: creds.groups, method,
     timeout, killSignal, forceKillAfter, signal: o.signal, processGroup, setup, cgroup, cleanup,
+    redirects: null, redirectTexts: null,
   };
 }

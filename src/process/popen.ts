@@ -4,6 +4,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { checkShellOption, resolveCommand, type ShellOption } from '../command/shell-option';
+import { applyRedirects } from './redirects';
 import { describe, normalizeSpawn, type SpawnOptions, type StdioOption } from './options';
 import { spawnNormalized } from './spawn';
 import type { ExitStatus } from './status';
@@ -51,7 +52,7 @@ export function popen(command: string | readonly string[], mode: 'r' | 'w', opti
   if ((o.stdout as unknown) === 'pipe' || (o.stderr as unknown) === 'pipe') {
     throw new TypeError('popen: only the mode\'s stream is a pipe; use spawn() for more');
   }
-  const cmd = resolveCommand(command, checkShellOption(o.shell, 'popen'), 'popen');
+  const cmd = resolveCommand(command, checkShellOption(o.shell, 'popen'), 'popen', 'one');
   const spawnOptions: SpawnOptions = {
     ...o,
     ...(cmd.env !== undefined ? { env: { ...o.env, ...cmd.env } } : {}),
@@ -60,7 +61,9 @@ export function popen(command: string | readonly string[], mode: 'r' | 'w', opti
     stderr: o.stderr ?? 'inherit',
   };
   delete (spawnOptions as PopenOptions).shell;
-  const child = spawnNormalized(normalizeSpawn(cmd.file, cmd.args, spawnOptions, 'popen', popenKeys));
+  const opts = normalizeSpawn(cmd.file, cmd.args, spawnOptions, 'popen', popenKeys);
+  if (cmd.list !== null) applyRedirects(opts, cmd.list[0].stages[0].redirects, 'popen');
+  const child = spawnNormalized(opts);
   child._keepUnread = true;
   const stream = (mode === 'r' ? child.stdout : child.stdin) as Readable & Writable;
   if (mode === 'w') {

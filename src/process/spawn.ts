@@ -1,5 +1,5 @@
 import { binding, type NativeOverflowCallback } from '../binding/binding';
-import { SpawnError } from './errors';
+import { spawnErrorOf, type SpawnErrorPlace } from './errors';
 import { normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
 import { Subprocess } from './subprocess';
 import { traceExit, traceStart } from './diagnostics';
@@ -19,12 +19,16 @@ export interface CaptureRequest {
   onOverflow?: NativeOverflowCallback;
   /** ms output is still read after the child's exit while something else holds it; -1: to its end. */
   outputGrace: number;
+  /** A pipeline's last stage: [stdout, stderr] read ends of shared pipes to capture (taken over; -1: none). */
+  captureFrom?: Int32Array;
+  /** A pipeline's last stage: the grace waits for binding.releaseGrace(). */
+  holdGrace?: boolean;
 }
 
 /** Starts a checked request; throws SpawnError when the program cannot run. */
-export function spawnNormalized(opts: NormalizedSpawn, capture?: CaptureRequest): Subprocess {
+export function spawnNormalized(opts: NormalizedSpawn, capture?: CaptureRequest, place?: SpawnErrorPlace): Subprocess {
   throwIfAborted(opts.signal);
-  const out = new Int32Array(6);
+  const out = new Int32Array(7);
   let child: Subprocess | undefined;
   const started = performance.now();
   const watch = binding.spawn(
@@ -38,9 +42,12 @@ export function spawnNormalized(opts: NormalizedSpawn, capture?: CaptureRequest)
     opts.setup,
     opts.cgroup,
     capture?.outputGrace ?? -1,
+    opts.redirects,
+    capture?.captureFrom ?? null,
+    capture?.holdGrace === true,
   );
   if (watch === undefined) {
-    const error = new SpawnError(out[0], binding.steps[out[1]] ?? 'spawn', opts.file, opts.argv.slice(1), opts.cwd ?? undefined, opts.cgroup ?? undefined);
+    const error = spawnErrorOf(opts, out[0], binding.steps[out[1]] ?? 'spawn', out[6], place?.stage, place?.stages);
     traceExit(traceStart(opts, 'loop', null), null, error);
     throw error;
   }

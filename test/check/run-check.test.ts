@@ -72,9 +72,12 @@ describe('runCheck outcomes', () => {
     const seg = await runCheck([PROBE, 'raise', '11']);
     expect(seg).toMatchObject({ state: 3, signal: 'SIGSEGV', exitCode: null });
     expect(seg.output).toBe(`Plugin ${PROBE} was killed by SIGSEGV`);
-    const nf = await runCheck('/nonexistent/check_x -w 1 2>&1', { shell: 'auto' });
+    const nf = await runCheck('/nonexistent/check_x -w 1 2>&1 $NOSHELL_UNSET', { shell: 'auto' });
     expect(nf).toMatchObject({ state: 3, viaShell: true, exitCode: 127 });
-    expect(nf.output).toBe("Plugin /nonexistent/check_x -w 1 2>&1 was not found (exit 127): /bin/sh: 1: /nonexistent/check_x: not found");
+    expect(nf.output).toBe("Plugin /nonexistent/check_x -w 1 2>&1 $NOSHELL_UNSET was not found (exit 127): /bin/sh: 1: /nonexistent/check_x: not found");
+    // Without the variable no shell is needed: the missing plugin is a spawn error, not a 127.
+    const direct = await runCheck('/nonexistent/check_x -w 1 2>&1', { shell: 'auto' });
+    expect(direct).toMatchObject({ state: 3, viaShell: false, spawnError: 'ENOENT', exitCode: null });
     const via127 = await runCheck('exec /nonexistent/check_x', { shell: true });
     expect(via127).toMatchObject({ state: 3, exitCode: 127 });
     expect(via127.output).toMatch(/was not found \(exit 127\)/);
@@ -85,9 +88,13 @@ describe('runCheck outcomes', () => {
     expect(r).toMatchObject({ state: 3, stateName: 'UNKNOWN', spawnError: 'ENOENT', exitCode: null });
     expect(r.output).toContain('/nonexistent/check_foo');
     expect(r.output).toContain('ENOENT');
-    const shellNeeded = await runCheck('check_x | y', { shell: false });
+    const shellNeeded = await runCheck('check_x | y &', { shell: false });
     expect(shellNeeded).toMatchObject({ state: 3, spawnError: 'ESHELL' });
-    expect(shellNeeded.output).toContain('pipe');
+    expect(shellNeeded.output).toContain('background');
+    // A pipeline runs without a shell; its missing stage is named.
+    const stage = await runCheck('/bin/cat /etc/hostname | /nonexistent/check_y', { shell: false });
+    expect(stage).toMatchObject({ state: 3, spawnError: 'ENOENT', viaShell: false });
+    expect(stage.output).toContain('stage 2 of 2');
   });
 
   it('empty stdout says so and shows the start of stderr', async () => {

@@ -265,7 +265,7 @@ describe('CheckRunner stop, stats, metrics', () => {
     const results = collect(runner);
     runner.add({ id: 'ok', command: OK, interval: 1000 });
     runner.add({ id: 'warn', command: [PROBE, 'exit', '1'], interval: 1000 });
-    runner.add({ id: 'shell', command: `${PROBE} exit 0 | cat`, interval: 1000 });
+    runner.add({ id: 'shell', command: `${PROBE} exit 0 | cat $NOSHELL_UNSET`, interval: 1000 });
     runner.add({ id: 'missing', command: ['/nonexistent/check'], interval: 1000 });
     runner.start();
     clock.advance(999);

@@ -125,10 +125,10 @@ describe('exec', () => {
   });
 
   it('refuses strings that need a shell instead of guessing', async () => {
-    const err = await exec(`${PROBE} argv 'a b' | cat`).catch((e) => e);
+    const err = await exec(`${PROBE} argv 'a b' | cat &`).catch((e) => e);
     expect(err).toBeInstanceOf(ShellSyntaxError);
-    expect(err.reasons).toEqual(['pipe']);
-    expect(err.message).toContain('pipe');
+    expect(err.reasons).toEqual(['background']);
+    expect(err.message).toContain('background');
     // Nothing to run is bad input, with or without a shell.
     await expect(exec('   ')).rejects.toThrow(TypeError);
     await expect(exec('A=1', { shell: 'auto' })).rejects.toThrow(/runs no program/);
@@ -142,7 +142,12 @@ describe('exec', () => {
     expect(direct.viaShell).toBe(false);
     expect(Number(parseInfo(direct.stdout as string).ppid)).toBe(process.pid);
 
-    const piped = await exec(`${PROBE} info | cat`, { shell: 'auto' });
+    // A pipeline needs no shell: the probe's parent is still us.
+    const pipeline = await exec(`${PROBE} info | cat`, { shell: 'auto' });
+    expect(pipeline.viaShell).toBe(false);
+    expect(Number(parseInfo(pipeline.stdout as string).ppid)).toBe(process.pid);
+
+    const piped = await exec(`${PROBE} info | cat $NOSHELL_UNSET`, { shell: 'auto' });
     expect(piped.viaShell).toBe(true);
     // The probe's parent is the shell now, not us.
     expect(Number(parseInfo(piped.stdout as string).ppid)).not.toBe(process.pid);

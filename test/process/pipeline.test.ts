@@ -1,0 +1,184 @@
+// Pipelines, lists and redirections run without /bin/sh: what dash would do
+// (the differential suite compares bytes), and what a shell cannot: failures
+// as SpawnErrors naming the stage and file, files opened as the command's
+// user, timeouts and aborts that stop every stage, CPU of every stage.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  exec, ExecError, execSync, parseCommand, popen, runCheck, ShellSyntaxError, SpawnError,
+} from '../../src/index';
+import { isRoot, NOBODY } from '../unprivileged';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'noshell-pipeline-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+if (!isRoot) console.warn('skipped: redirections as another user need root');
+
+/** Processes whose command line contains `marker` (pgrep -f), other than pgrep itself. */
+function running(marker: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Open fds once the loop has closed what it was closing (a watch's pidfd closes a turn after its exit). */
+async function openFds(): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return fs.readdirSync('/proc/self/fd').length;
+}
+
+describe('pipelines without a shell', () => {
+  it('connects the stages and waits for all of them, as dash', async () => {
+    const r = await exec('/usr/bin/printf "b\\na\\nc\\n" | /usr/bin/sort | /usr/bin/head -2');
+    expect(r).toMatchObject({ stdout: 'a\nb\n', stderr: '', exitCode: 0, signal: null, viaShell: false });
+    const t = performance.now();
+    await exec('/bin/sleep 0.3 | /bin/true');
+    expect(performance.now() - t).toBeGreaterThan(250);
+  });
+
+  it('takes argv arrays, stages with redirections, and what parseCommand gives', async () => {
+    expect((await exec([['/usr/bin/printf', 'x\\ny\\n'], ['/usr/bin/sort', '-r']])).stdout).toBe('y\nx\n');
+    const out = path.join(dir, 'structured.out');
+    const r = await exec([{ argv: ['/bin/sh', '-c', 'echo o; echo e >&2'], redirects: [{ fd: 2, op: '>&', target: 1 }] },
+      { argv: ['/usr/bin/tr', 'a-z', 'A-Z'], redirects: [{ fd: 1, op: '>>', target: out }] }]);
+    expect(r.stdout).toBe('');
+    expect(fs.readFileSync(out, 'utf8')).toBe('O\nE\n');
+    expect(r.command).toBe(`/bin/sh -c 'echo o; echo e >&2' 2>&1 | /usr/bin/tr a-z A-Z >> ${out}`);
+    const parsed = parseCommand('/bin/false || /usr/bin/printf "%s" fallback');
+    expect((await exec(parsed)).stdout).toBe('fallback');
+    await expect(exec([['/bin/true'], []])).rejects.toThrow(TypeError);
+    await expect(exec([{ argv: ['/bin/true'], redirects: [{ fd: 12, op: '>', target: 'x' }] }])).rejects.toThrow(/0-9/);
+    await expect(exec({ list: [{ op: '&&', stages: [['/bin/true']] }] })).rejects.toThrow(/first pipeline/);
+    await expect(exec(parseCommand('a | b &'))).rejects.toThrow(/needs a shell/);
+  });
+
+  it('has dash\'s status: the last stage\'s, 128 + a signal; pipefail takes the last failure', async () => {
+    expect((await exec('/bin/false | /bin/true')).exitCode).toBe(0);
+    await expect(exec('/bin/false | /bin/true', { pipefail: true })).rejects.toMatchObject({ exitCode: 1 });
+    expect((await exec('/bin/true | /bin/false', { reject: false })).exitCode).toBe(1);
+    const killed = await exec("/bin/true | /bin/sh -c 'kill -TERM $$'", { reject: false });
+    expect(killed).toMatchObject({ exitCode: 143, signal: null, stderr: 'Terminated\n' });
+    // SIGPIPE of an earlier stage is the normal end of `yes | head`.
+    expect(await exec('/usr/bin/yes | /usr/bin/head -2')).toMatchObject({ stdout: 'y\ny\n', exitCode: 0, stderr: '' });
+  });
+
+  it('a stage that cannot start is a SpawnError naming it; the stages started are stopped', async () => {
+    const before = await openFds();
+    const err = await exec('/bin/sleep 7.7123 | /nonexistent/check_procs | /bin/cat').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SpawnError);
+    expect(err).toMatchObject({ code: 'ENOENT', stage: 1, path: '/nonexistent/check_procs' });
+    expect((err as Error).message).toContain('stage 2 of 3');
+    expect(running('sleep 7.7123')).toEqual([]);
+    expect(await openFds()).toBe(before);
+    // A monitoring check: not OK (as `check_procs | head -1` would be under sh), but UNKNOWN saying why.
+    const check = await runCheck('/nonexistent/check_procs | /usr/bin/head -1');
+    expect(check).toMatchObject({ state: 3, spawnError: 'ENOENT' });
+  });
+
+  it('a redirection that cannot be opened is a SpawnError naming the file', async () => {
+    const err = await exec(`/bin/true | /bin/cat < ${dir}/missing`).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SpawnError);
+    expect(err).toMatchObject({ code: 'ENOENT', step: 'redirect', redirection: `< ${dir}/missing`, stage: 1 });
+    const one = await exec(`/bin/echo x >> ${dir}/no/such/dir`).catch((e: unknown) => e);
+    expect(one).toMatchObject({ code: 'ENOENT', step: 'redirect', redirection: `>> ${dir}/no/such/dir` });
+    await expect(exec('/bin/echo x 1>&7')).rejects.toMatchObject({ code: 'EBADF', step: 'redirect', redirection: '>&7' });
+  });
+
+  it('opens files relative to cwd with 0666 & ~umask, O_APPEND for >>, truncating for >', async () => {
+    const sub = fs.mkdtempSync(path.join(dir, 'cwd-'));
+    await exec('/bin/echo one > f; /bin/echo two >> f; /bin/echo 3 >| g; /bin/cat < f <> h', { cwd: sub });
+    expect(fs.readFileSync(path.join(sub, 'f'), 'utf8')).toBe('one\ntwo\n');
+    const mode = fs.statSync(path.join(sub, 'f')).mode & 0o777;
+    expect(mode).toBe(0o666 & ~process.umask());
+    await exec('/bin/echo new > f', { cwd: sub });
+    expect(fs.readFileSync(path.join(sub, 'f'), 'utf8')).toBe('new\n');
+  });
+
+  it.runIf(isRoot)('opens files as the command\'s user, never ours', async () => {
+    const theirs = fs.mkdtempSync(path.join(dir, 'nobody-'));
+    fs.chownSync(theirs, NOBODY, NOBODY);
+    await exec('/usr/bin/id -u > mine', { cwd: theirs, uid: NOBODY, gid: NOBODY });
+    const st = fs.statSync(path.join(theirs, 'mine'));
+    expect({ uid: st.uid, text: fs.readFileSync(path.join(theirs, 'mine'), 'utf8') }).toEqual({ uid: NOBODY, text: `${NOBODY}\n` });
+    // Root could write here; nobody cannot.
+    const rootOnly = fs.mkdtempSync(path.join(dir, 'root-'));
+    fs.chmodSync(rootOnly, 0o755);
+    const err = await exec('/bin/true | /bin/echo x > out', { cwd: rootOnly, uid: NOBODY, gid: NOBODY }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'EACCES', step: 'redirect', stage: 1 });
+    expect(fs.existsSync(path.join(rootOnly, 'out'))).toBe(false);
+    fs.writeFileSync(path.join(rootOnly, 'secret'), 'root only\n', { mode: 0o600 });
+    await expect(exec('/bin/cat < secret', { cwd: rootOnly, uid: NOBODY, gid: NOBODY })).rejects.toMatchObject({ code: 'EACCES' });
+  });
+
+  it('a timeout or an abort stops every stage (one process group)', async () => {
+    const t = performance.now();
+    const err = await exec('/bin/sleep 30.4711 | /bin/sleep 31.4711', { timeout: 200 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExecError);
+    expect(err).toMatchObject({ timedOut: true });
+    expect(performance.now() - t).toBeLessThan(3000);
+    expect(running('4711')).toEqual([]);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    await expect(exec('/bin/true; /bin/sleep 32.4711 | /bin/cat', { signal: ac.signal })).rejects.toMatchObject({ aborted: true });
+    expect(running('4711')).toEqual([]);
+    // The deadline is the whole list's: the second pipeline gets what is left.
+    const list = await exec('/bin/sleep 0.2; /bin/sleep 5.4711', { timeout: 600, reject: false });
+    expect(list.timedOut).toBe(true);
+    expect(list.durationMs).toBeLessThan(2000);
+  });
+
+  it('rusage and durationMs cover every stage', async () => {
+    const burn = "/bin/sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'";
+    const r = await exec(`${burn} | /bin/true`);
+    expect(r.rusage.userCpuMs + r.rusage.systemCpuMs).toBeGreaterThan(50);
+    const l = await exec(`${burn}; /bin/true`);
+    expect(l.rusage.userCpuMs + l.rusage.systemCpuMs).toBeGreaterThan(50);
+  });
+
+  it('input goes to the first stage; a list\'s commands share one stdin', async () => {
+    expect((await exec('/bin/cat | /usr/bin/tr a-z A-Z', { input: 'abc' })).stdout).toBe('ABC');
+    expect((await exec('/usr/bin/head -c 2; /bin/cat', { input: 'abcdef' })).stdout).toBe('abcdef');
+  });
+
+  it('lets the output go once every stage has exited and the grace ends', async () => {
+    const t = performance.now();
+    const r = await exec("/bin/true | /bin/sh -c 'sleep 33.4711 & echo hi'");
+    expect(r).toMatchObject({ stdout: 'hi\n', outputCut: true, exitCode: 0 });
+    expect(performance.now() - t).toBeLessThan(3000);
+    for (const pid of running('33.4711')) process.kill(pid, 'SIGKILL');
+  });
+
+  it('leaves no fds and no zombies after 200 pipelines', async () => {
+    // Warm: the process-wide /dev/null and the executor's own fds are opened once, on first use.
+    await exec('/usr/bin/printf x | /bin/cat | /usr/bin/wc -c >/dev/null');
+    const before = await openFds();
+    await Promise.all(Array.from({ length: 200 }, (_, i) => exec(`/usr/bin/printf ${i} | /bin/cat | /usr/bin/wc -c >/dev/null`)));
+    expect(await openFds()).toBe(before);
+    const zombies = execFileSync('ps', ['-o', 'stat=', '--ppid', String(process.pid)], { encoding: 'utf8' }).split('\n').filter((s) => s.startsWith('Z'));
+    expect(zombies).toEqual([]);
+  });
+
+  it('refuses what a method or option cannot do for a pipeline', async () => {
+    await expect(exec('/bin/echo x > /dev/null', { method: 'posix_spawn' })).rejects.toThrow(/posix_spawn/);
+    await expect(exec('/bin/true | /bin/true', { detached: true })).rejects.toThrow(/detached/);
+    await expect(exec('/bin/true | /bin/true', { pipefail: 'yes' as unknown as boolean })).rejects.toThrow(TypeError);
+  });
+});
+
+describe('one command with redirections where only one command runs', () => {
+  it('execSync and popen apply them; pipelines there need exec or a shell', async () => {
+    expect(execSync('/bin/sh -c "echo e >&2" 2>&1').stdout).toBe('e\n');
+    expect(() => execSync('/bin/true | /bin/true')).toThrow(ShellSyntaxError);
+    expect(execSync('/bin/echo a | /usr/bin/tr a b', { shell: 'auto' })).toMatchObject({ stdout: 'b\n', viaShell: true });
+    expect(() => execSync([['/bin/true'], ['/bin/true']])).toThrow(/needs exec/);
+    const p = popen('/bin/sh -c "echo e >&2" 2>&1', 'r');
+    let text = '';
+    for await (const chunk of p) text += String(chunk);
+    expect(text).toBe('e\n');
+    expect((await p.close()).exitCode).toBe(0);
+  });
+});
