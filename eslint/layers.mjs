@@ -27,7 +27,7 @@ export const LAYERS = [
   ['config', 'daemon'],
   ['bench'],
   ['bench/spawn'],
-  ['bench/gearman', 'bench/nagios', 'bench/scale'],
+  ['bench/gearman', 'bench/nagios', 'bench/pipeline', 'bench/scale'],
   ['cli'],
 ];
 

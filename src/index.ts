@@ -17,6 +17,9 @@ export type { Popen, PopenReader, PopenWriter, PopenOptions } from './process/po
 export { parseCommand } from './command/parse-command';
 export type { ParsedCommand } from './command/parse-command';
 export type { ShellOption } from './command/shell-option';
+export type {
+  CommandInput, ListOp, Pipeline, PipelineInput, Redirect, RedirectInput, RedirectOp, Stage, StageInput,
+} from './command/command-list';
 export { SpawnError, ExecError, ShellSyntaxError } from './process/errors';
 export type { SpawnOptions, StdioOption, SpawnMethod, Signal } from './process/options';
 export type { Rlimits, RlimitName, RlimitValue, RlimitAmount } from './process/limits';

@@ -58,7 +58,7 @@ export function parseCheckArgs(args: string[]): CheckArgs {
   }
   if (command !== undefined) {
     const parsed = parseCommand(command);
-    if (parsed.argv.length === 0 && parsed.reasons.includes('empty command')) throw bad('command', 'a command string that runs a program', command);
+    if (!parsed.list.some((p) => p.stages.some((st) => st.argv.length > 0))) throw bad('command', 'a command string that runs a program', command);
   }
   let timeoutState: CheckState = 3;
   const stateText = valueOf(o, 'timeout-state');

@@ -79,6 +79,7 @@ export const COMMANDS: CommandHelp[] = [
       'noshell bench --gearman [--jobs N] [--max-worker N] [--rounds N] [--key K]',
       'noshell bench --vs-nagios [--services N] [--interval S] [--workers 4,16] [--concurrency N] [--seconds S] [--rounds R] [--plugin PATH]',
       'noshell bench --scale [--quick | --sizes N,N,…] [--rate R] [--fill-rate R] [--seconds S] [--cli PATH]',
+      'noshell bench --pipelines [--runs N] [--rounds R] [--load]',
     ],
     options: [
       ['--quick', 'a shorter matrix (fewer workloads, 2 rounds, 0.25 s per measurement)'],
@@ -103,6 +104,10 @@ export const COMMANDS: CommandHelp[] = [
       ['  --fill-rate R', 'checks/s of the run until every check has reported (default: half the capacity, at most 800)'],
       ['  --seconds S', 'scraped seconds per size, a scrape every 5 s (default 20, 10 with --quick)'],
       ['  --cli PATH', 'the noshell to measure: another build\'s dist/cli.js (default this one)'],
+      ['--pipelines', 'a 2- and a 3-stage pipeline and a `>>` shell-free vs the same string through /bin/sh -c'],
+      ['  --runs N', 'runs per round and driver (default 300)'],
+      ['  --rounds R', 'alternating rounds (default 3)'],
+      ['  --load', 'also beside two CPU hogs'],
       ['-h, --help', 'this help'],
     ],
     notes: [

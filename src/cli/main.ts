@@ -11,6 +11,7 @@ import { parseVsNagiosArgs } from '../bench/nagios/vs-nagios-args';
 import { runVsNagios } from '../bench/nagios/vs-nagios';
 import { parseScaleArgs } from '../bench/scale/scale-args';
 import { runScaleBench } from '../bench/scale/scale';
+import { runPipelineBench, type PipelineBenchOptions } from '../bench/pipeline/pipeline-bench';
 import { checkCommand } from './check-command';
 import { runCommand } from './run-command';
 import { gearmanSubmitCommand } from './gearman-submit-command';
@@ -18,6 +19,22 @@ import { gearmanWorkerCommand } from './gearman-worker-command';
 
 const out = (s: string) => process.stdout.write(s);
 const err = (s: string) => process.stderr.write(s);
+
+/** --pipelines [--runs N] [--rounds R] [--load]. */
+function parsePipelineBenchArgs(rest: string[], write: (s: string) => void, note: (s: string) => void): PipelineBenchOptions {
+  const o: PipelineBenchOptions = {
+    runs: 300, rounds: 3, load: false, out: (line) => write(`${line}\n`), progress: (line) => note(`${line}\n`),
+  };
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (a === '--pipelines') continue;
+    if (a === '--load') o.load = true;
+    else if ((a === '--runs' || a === '--rounds') && /^[1-9][0-9]{0,6}$/.test(rest[i + 1] ?? '')) {
+      o[a === '--runs' ? 'runs' : 'rounds'] = Number(rest[++i]);
+    } else throw new TypeError(`noshell bench: unknown argument ${JSON.stringify(a)}\nusage: ${usageOf('bench')}`);
+  }
+  return o;
+}
 
 async function bench(rest: string[]): Promise<number> {
   if (rest.includes('--vs-nagios')) {
@@ -27,6 +44,10 @@ async function bench(rest: string[]): Promise<number> {
   if (rest.includes('--scale')) {
     // The noshell measured by default is this one: dist/cli.js beside dist/cli/.
     await runScaleBench(parseScaleArgs(rest, path.join(__dirname, '..', 'cli.js')), (line) => out(`${line}\n`));
+    return 0;
+  }
+  if (rest.includes('--pipelines')) {
+    await runPipelineBench(parsePipelineBenchArgs(rest, out, err));
     return 0;
   }
   if (rest.includes('--gearman')) {

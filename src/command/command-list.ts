@@ -32,6 +32,32 @@ export interface Pipeline {
   stages: Stage[];
 }
 
+/** A redirection as exec() takes it: `target` may be a number for `<&` and `>&`. */
+export interface RedirectInput {
+  readonly fd: number;
+  readonly op: RedirectOp;
+  readonly target: string | number;
+}
+
+/** A stage as exec() takes it: an argv array, or argv with its environment and redirections. */
+export type StageInput = readonly string[] | {
+  readonly argv: readonly string[];
+  readonly env?: Readonly<Record<string, string>> | undefined;
+  readonly redirects?: readonly RedirectInput[] | undefined;
+};
+
+/** A pipeline of a list as exec() takes it (`op` ';' when left out). */
+export interface PipelineInput {
+  readonly op?: ListOp | undefined;
+  readonly stages: readonly StageInput[];
+}
+
+/**
+ * What exec() runs: a command string, an argv array, a pipeline (an array
+ * of stages), or a list (what parseCommand returns is one).
+ */
+export type CommandInput = string | readonly string[] | readonly StageInput[] | { readonly list: readonly PipelineInput[] };
+
 /** The fd a redirection names when the string gives none: 0 for input forms, 1 for output. */
 export function defaultFd(op: RedirectOp): number {
   return op === '<' || op === '<>' || op === '<&' ? 0 : 1;

@@ -7,12 +7,13 @@ import { parseCommand } from '../command/parse-command';
 import { quoteName, quoteText } from '../util/quote-text';
 import { countOf } from '../util/count-text';
 
-/** The program a definition runs, when it names one without a shell. */
-function programOf(def: CheckDefinition): string | undefined {
+/** The programs a definition runs (every stage of a pipeline or list), when it names them without a shell. */
+function programsOf(def: CheckDefinition): string[] {
   const { command } = def;
-  if (typeof command !== 'string') return command[0];
+  if (typeof command !== 'string') return [command[0]];
   const parsed = parseCommand(command);
-  return parsed.needsShell && def.shell === undefined ? undefined : parsed.argv[0];
+  if (parsed.needsShell && def.shell === undefined) return [];
+  return parsed.list.flatMap((p) => p.stages.map((st) => st.argv[0]).filter((a) => a !== undefined));
 }
 
 /** Why `path` cannot be run, or null. */
@@ -33,11 +34,12 @@ export function programWarnings(file: string, defs: readonly (CheckDefinition | 
   const byPath = new Map<string, string[]>();
   for (const def of defs) {
     if (def === undefined) continue;
-    const program = programOf(def);
-    if (program === undefined || !program.startsWith('/')) continue;
-    let ids = byPath.get(program);
-    if (ids === undefined) byPath.set(program, (ids = []));
-    ids.push(def.id);
+    for (const program of new Set(programsOf(def))) {
+      if (!program.startsWith('/')) continue;
+      let ids = byPath.get(program);
+      if (ids === undefined) byPath.set(program, (ids = []));
+      ids.push(def.id);
+    }
   }
   const lines: string[] = [];
   for (const [program, ids] of byPath) {

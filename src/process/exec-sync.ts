@@ -12,6 +12,7 @@ import { outcomeOf } from './executor';
 import { traceExit, traceStart } from './diagnostics';
 import { describe } from './options';
 import { applyRedirects } from './redirects';
+import type { CommandInput } from '../command/command-list';
 
 /** What the async calls take, less what a call that blocks cannot use: `signal` and `ref`. */
 export type ExecSyncOptions = Omit<ExecOptions, 'signal' | 'ref'>;
@@ -69,10 +70,10 @@ export function execFileSync(file: string, args?: readonly string[], options?: E
 }
 
 /** exec on this thread: a command string or an argv array, as exec takes it; blocks the event loop until done. */
-export function execSync(command: string | readonly string[], options?: ExecSyncOptionsUtf8): ExecResult<string>;
-export function execSync(command: string | readonly string[], options: ExecSyncOptionsBuffer): ExecResult<Buffer>;
-export function execSync(command: string | readonly string[], options?: ExecSyncOptions): ExecResult;
-export function execSync(command: string | readonly string[], options?: ExecSyncOptions): ExecResult {
+export function execSync(command: CommandInput, options?: ExecSyncOptionsUtf8): ExecResult<string>;
+export function execSync(command: CommandInput, options: ExecSyncOptionsBuffer): ExecResult<Buffer>;
+export function execSync(command: CommandInput, options?: ExecSyncOptions): ExecResult;
+export function execSync(command: CommandInput, options?: ExecSyncOptions): ExecResult {
   // One command with its redirections runs here; pipelines and lists need exec().
   return runSync(resolveCommand(command, checkShellOption(options?.shell, 'execSync'), 'execSync', 'one'), options, 'execSync');
 }

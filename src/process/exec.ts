@@ -1,7 +1,7 @@
 // Buffered exec/execFile: run to completion, collect stdout/stderr, reject on
 // failure with ExecError carrying the whole result.
 import { NativeCapture, NativeFlag, NativeStdio } from '../binding/binding';
-import type { Pipeline } from '../command/command-list';
+import type { CommandInput, Pipeline } from '../command/command-list';
 import { applyRedirects } from './redirects';
 import { runList } from './run-list';
 import { parseDuration, type Duration } from '../util/duration';
@@ -174,10 +174,10 @@ export function execFile(file: string, args?: readonly string[], options?: ExecO
  * follow the shell's word rules without a shell (see parseCommand); one that
  * needs a shell throws ShellSyntaxError unless `shell` allows /bin/sh.
  */
-export function exec(command: string | readonly string[], options?: ExecOptionsUtf8): Promise<ExecResult<string>>;
-export function exec(command: string | readonly string[], options: ExecOptionsBuffer): Promise<ExecResult<Buffer>>;
-export function exec(command: string | readonly string[], options?: ExecOptions): Promise<ExecResult>;
-export function exec(command: string | readonly string[], options?: ExecOptions): Promise<ExecResult> {
+export function exec(command: CommandInput, options?: ExecOptionsUtf8): Promise<ExecResult<string>>;
+export function exec(command: CommandInput, options: ExecOptionsBuffer): Promise<ExecResult<Buffer>>;
+export function exec(command: CommandInput, options?: ExecOptions): Promise<ExecResult>;
+export function exec(command: CommandInput, options?: ExecOptions): Promise<ExecResult> {
   try {
     return run(resolveCommand(command, checkShellOption(options?.shell, 'exec'), 'exec'), options, 'exec');
   } catch (err) {

@@ -82,14 +82,19 @@ describe('noshell check', () => {
 
   it('--command needs --shell for shell syntax: UNKNOWN naming it without, run with --shell auto', () => {
     const touched = path.join(tmp, `shell-${process.pid}-${Date.now()}`);
-    const refused = cli('check', '--command', `/bin/echo OK | /bin/cat; touch ${touched}`);
+    const refused = cli('check', '--command', `/bin/echo OK $HOME | /bin/cat; touch ${touched}`);
     expect(refused.status).toBe(3);
-    expect(refused.stdout).toBe('UNKNOWN - Check command needs a shell (pipe, command list) and shell is false\n');
+    expect(refused.stdout).toBe('UNKNOWN - Check command needs a shell (variable) and shell is false\n');
     expect(refused.stderr).toContain('--shell auto');
     expect(existsSync(touched)).toBe(false);
-    const piped = cli('check', '--shell', 'auto', '--command', '/bin/echo OK - piped | /bin/cat');
+    const piped = cli('check', '--shell', 'auto', '--command', '/bin/echo OK - $NOSHELL_UNSET piped | /bin/cat');
     expect(piped.status).toBe(0);
     expect(piped.stdout).toBe('OK - piped\n');
+    // A pipeline and a list need no shell at all.
+    const free = cli('check', '--command', `/bin/echo OK - no shell | /bin/cat && /usr/bin/touch ${touched}`);
+    expect(free.status).toBe(0);
+    expect(free.stdout).toBe('OK - no shell\n');
+    expect(existsSync(touched)).toBe(true);
     expect(cli('check', '--shell=true', '--command=exit 2').status).toBe(2);
   });
 
@@ -316,13 +321,14 @@ describe('noshell run', () => {
         { id: 'text', command: text },
         { id: 'fine', command: '/bin/true' },
         { id: 'onpath', command: 'true' },
+        { id: 'piped', command: '/bin/true | /usr/lib/nagios/plugins/check_not_there' },
       ],
     }));
     const r = cli('run', '--check', file);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stdout).toBe(`${file}: valid, 5 checks\n`);
+    expect(r.stdout).toBe(`${file}: valid, 6 checks\n`);
     expect(r.stderr).toBe(
-      `${file}: warning: "/usr/lib/nagios/plugins/check_not_there" does not exist: 2 checks ("gone", "gone2") would end UNKNOWN\n` +
+      `${file}: warning: "/usr/lib/nagios/plugins/check_not_there" does not exist: 3 checks ("gone", "gone2", "piped") would end UNKNOWN\n` +
       `${file}: warning: "${text}" is not executable: 1 check ("text") would end UNKNOWN\n`);
   });
 

@@ -35,7 +35,7 @@ export interface Measurement {
 const CLK_TCK = 100;
 
 /** User+system CPU of reaped children, from /proc/self/stat (cutime, cstime). */
-function childCpuMs(): number {
+export function childCpuMs(): number {
   const stat = readFileSync('/proc/self/stat', 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[13]) + Number(fields[14])) * 1000) / CLK_TCK;
