@@ -9,6 +9,9 @@ import { describe, normalizeSpawn, type SpawnOptions, type StdioOption } from '.
 import { spawnNormalized } from './spawn';
 import type { ExitStatus } from './status';
 import type { Subprocess } from './subprocess';
+import { NativeFlag } from '../binding/binding';
+import type { CommandInput } from '../command/command-list';
+import { startPopenPipeline } from './popen-pipeline';
 
 export interface PopenOptions extends Omit<SpawnOptions, 'stdin' | 'stdout'> {
   /** 'w' mode only: where the child's stdout goes (default 'inherit'). */
@@ -36,10 +39,10 @@ export type Popen = PopenReader | PopenWriter;
 
 const popenKeys = new Set(['shell']);
 
-export function popen(command: string | readonly string[], mode: 'r', options?: PopenOptions): PopenReader;
-export function popen(command: string | readonly string[], mode: 'w', options?: PopenOptions): PopenWriter;
-export function popen(command: string | readonly string[], mode: 'r' | 'w', options?: PopenOptions): Popen;
-export function popen(command: string | readonly string[], mode: 'r' | 'w', options?: PopenOptions): Popen {
+export function popen(command: CommandInput, mode: 'r', options?: PopenOptions): PopenReader;
+export function popen(command: CommandInput, mode: 'w', options?: PopenOptions): PopenWriter;
+export function popen(command: CommandInput, mode: 'r' | 'w', options?: PopenOptions): Popen;
+export function popen(command: CommandInput, mode: 'r' | 'w', options?: PopenOptions): Popen {
   if (mode !== 'r' && mode !== 'w') {
     throw new TypeError(`popen: mode must be 'r' or 'w', got ${describe(mode)}`);
   }
@@ -52,20 +55,42 @@ export function popen(command: string | readonly string[], mode: 'r' | 'w', opti
   if ((o.stdout as unknown) === 'pipe' || (o.stderr as unknown) === 'pipe') {
     throw new TypeError('popen: only the mode\'s stream is a pipe; use spawn() for more');
   }
-  const cmd = resolveCommand(command, checkShellOption(o.shell, 'popen'), 'popen', 'one');
-  const spawnOptions: SpawnOptions = {
-    ...o,
-    ...(cmd.env !== undefined ? { env: { ...o.env, ...cmd.env } } : {}),
-    stdin: mode === 'r' ? 'ignore' : 'pipe',
-    stdout: mode === 'r' ? 'pipe' : (o.stdout ?? 'inherit'),
-    stderr: o.stderr ?? 'inherit',
+  const cmd = resolveCommand(command, checkShellOption(o.shell, 'popen'), 'popen', 'pipeline');
+  const optionsFor = (env: Record<string, string> | undefined): SpawnOptions => {
+    const so: SpawnOptions = {
+      ...o,
+      ...(env !== undefined ? { env: { ...o.env, ...env } } : {}),
+      stdin: mode === 'r' ? 'ignore' : 'pipe',
+      stdout: mode === 'r' ? 'pipe' : (o.stdout ?? 'inherit'),
+      stderr: o.stderr ?? 'inherit',
+    };
+    delete (so as PopenOptions).shell;
+    return so;
   };
-  delete (spawnOptions as PopenOptions).shell;
-  const opts = normalizeSpawn(cmd.file, cmd.args, spawnOptions, 'popen', popenKeys);
-  if (cmd.list !== null) applyRedirects(opts, cmd.list[0].stages[0].redirects, 'popen');
-  const child = spawnNormalized(opts);
-  child._keepUnread = true;
-  const stream = (mode === 'r' ? child.stdout : child.stdin) as Readable & Writable;
+  let child: Subprocess;
+  let stream: Readable & Writable;
+  let exited: () => Promise<ExitStatus>;
+  if (cmd.list !== null && cmd.list[0].stages.length > 1) {
+    const stages = cmd.list[0].stages.map((st) => {
+      const so = normalizeSpawn(st.argv[0], st.argv.slice(1), optionsFor(Object.keys(st.env).length > 0 ? st.env : undefined), 'popen', popenKeys);
+      applyRedirects(so, st.redirects, 'popen');
+      if ((so.flags & NativeFlag.NewSession) !== 0) {
+        throw new TypeError('popen: detached starts one command in a new session; a pipeline\'s stages share one process group');
+      }
+      return so;
+    });
+    const started = startPopenPipeline(stages, mode);
+    child = started.subprocess;
+    stream = started.stream as Readable & Writable;
+    exited = () => started.done;
+  } else {
+    const opts = normalizeSpawn(cmd.file, cmd.args, optionsFor(cmd.env), 'popen', popenKeys);
+    if (cmd.list !== null) applyRedirects(opts, cmd.list[0].stages[0].redirects, 'popen');
+    child = spawnNormalized(opts);
+    child._keepUnread = true;
+    stream = (mode === 'r' ? child.stdout : child.stdin) as Readable & Writable;
+    exited = () => child.exited;
+  }
   if (mode === 'w') {
     // EPIPE is how a writer learns the child stopped reading; close() reports
     // the child's status. Other errors stay fatal unless the caller listens.
@@ -87,7 +112,7 @@ export function popen(command: string | readonly string[], mode: 'r' | 'w', opti
           stream.end(() => resolve());
         });
       }
-      return child.exited;
+      return exited();
     })();
     return closing;
   };

@@ -169,8 +169,47 @@ describe('pipelines without a shell', () => {
   });
 });
 
+describe('popen of a pipeline', () => {
+  it("'r' reads the last stage, 'w' writes the first; close() waits for every stage", async () => {
+    const r = popen('/usr/bin/seq 1 5 | /usr/bin/tr 1-5 a-e | /bin/cat', 'r');
+    const lines: string[] = [];
+    for await (const line of r.lines()) lines.push(line);
+    expect(lines).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(await r.close()).toMatchObject({ exitCode: 0, signal: null });
+    const out = path.join(dir, 'popen-w.out');
+    const w = popen(`/usr/bin/tr a-z A-Z | /bin/cat > ${out}`, 'w');
+    w.write('hello\n');
+    expect((await w.close()).exitCode).toBe(0);
+    expect(fs.readFileSync(out, 'utf8')).toBe('HELLO\n');
+    // stderr: 'stdout' sends every stage's stderr into what 'r' reads.
+    const both = popen("/bin/sh -c 'echo e1 >&2; echo o' | /bin/sh -c 'cat; echo e2 >&2'", 'r', { stderr: 'stdout' });
+    let text = '';
+    for await (const chunk of both) text += String(chunk);
+    expect(text.split('\n').sort()).toEqual(['', 'e1', 'e2', 'o']);
+    await both.close();
+  });
+
+  it('closing a reader early ends every stage; a timeout stops the group', async () => {
+    const before = await openFds();
+    const r = popen('/usr/bin/yes | /bin/cat | /bin/cat', 'r');
+    for await (const line of r.lines()) if (line === 'y') break;
+    expect((await r.close()).exitCode).not.toBe(null);
+    const t = popen('/bin/sleep 34.4711 | /bin/sleep 35.4711', 'r', { timeout: 200 });
+    expect(await t.close()).toMatchObject({ timedOut: true });
+    expect(running('4711')).toEqual([]);
+    expect(await openFds()).toBe(before);
+  });
+
+  it('a stage that cannot start throws SpawnError at once, naming it; lists need exec', () => {
+    expect(() => popen('/bin/sleep 36.4711 | /nonexistent/x', 'r')).toThrow(SpawnError);
+    expect(() => popen('/bin/sleep 36.4711 | /nonexistent/x', 'r')).toThrow(/stage 2 of 2/);
+    expect(() => popen('/bin/true; /bin/true', 'r')).toThrow(ShellSyntaxError);
+    expect(() => popen({ list: [{ stages: [['/bin/true']] }, { op: '&&', stages: [['/bin/true']] }] }, 'r')).toThrow(/one pipeline/);
+  });
+});
+
 describe('one command with redirections where only one command runs', () => {
-  it('execSync and popen apply them; pipelines there need exec or a shell', async () => {
+  it('execSync applies them; pipelines there need exec or a shell', async () => {
     expect(execSync('/bin/sh -c "echo e >&2" 2>&1').stdout).toBe('e\n');
     expect(() => execSync('/bin/true | /bin/true')).toThrow(ShellSyntaxError);
     expect(execSync('/bin/echo a | /usr/bin/tr a b', { shell: 'auto' })).toMatchObject({ stdout: 'b\n', viaShell: true });
@@ -180,5 +219,7 @@ describe('one command with redirections where only one command runs', () => {
     for await (const chunk of p) text += String(chunk);
     expect(text).toBe('e\n');
     expect((await p.close()).exitCode).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(running('36.4711')).toEqual([]);
   });
 });
