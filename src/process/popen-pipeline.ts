@@ -60,7 +60,7 @@ export function startPopenPipeline(stages: NormalizedSpawn[], mode: 'r' | 'w'): 
   ours.push(end[0], end[1]);
   const lastOut: [NativeStdio, number] = mode === 'r'
     ? [NativeStdio.Fd, end[1]]
-    : [o0.stdio[2] as NativeStdio, o0.stdio[3]];
+    : [o0.stdio[2], o0.stdio[3]];
   let stderrOf: [NativeStdio, number] = [errKind, o0.stdio[5]];
   if (toStdout) stderrOf = lastOut[0] === NativeStdio.Inherit ? [NativeStdio.Fd, 1] : lastOut;
   let pgid = 0;

@@ -81,7 +81,7 @@ export function popen(command: CommandInput, mode: 'r' | 'w', options?: PopenOpt
     });
     const started = startPopenPipeline(stages, mode);
     child = started.subprocess;
-    stream = started.stream as Readable & Writable;
+    stream = started.stream;
     exited = () => started.done;
   } else {
     const opts = normalizeSpawn(cmd.file, cmd.args, optionsFor(cmd.env), 'popen', popenKeys);
