@@ -198,7 +198,15 @@ NO_SANITIZE static void set_death_signal(child_ctx_t* ctx) {
 /* The shell's redirections, in order, as the child's user, relative to its
  * cwd. Opened O_CLOEXEC and moved onto their number (dup3 clears the flag
  * there); one that lands on its number already gets the flag cleared. The
- * fork path's error pipe moves above 9 first: no redirection may hit it. */
+ * fork path's error pipe moves above 9 first: no redirection may hit it.
+ *
+ * Never blocking: the thread that started us waits for our execve
+ * (CLONE_VFORK), so an open() that waits (a FIFO without a peer, a serial
+ * line without carrier) would stall it, timeouts included. Opened
+ * O_NONBLOCK, then put back to blocking. A FIFO opened for writing with no
+ * reader is ENXIO (dash would wait for one); one opened only for reading is
+ * refused with ENXIO too, since whether a writer will ever come cannot be
+ * told without waiting for it. */
 NO_SANITIZE static void apply_redirects(child_ctx_t* ctx) {
   const noshell_spawn_t* req = ctx->req;
   size_t i;
@@ -213,12 +221,22 @@ NO_SANITIZE static void apply_redirects(child_ctx_t* ctx) {
     long fd;
     ctx->detail = (int) i;
     switch (r->kind) {
-      case NOSHELL_REDIRECT_OPEN:
+      case NOSHELL_REDIRECT_OPEN: {
+        struct stat st;
+        long fl;
         do
           fd = syscall(SYS_openat, AT_FDCWD, r->path,
-                       r->oflags | O_CLOEXEC | O_NOCTTY, 0666);
+                       r->oflags | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0666);
         while (fd < 0 && errno == EINTR);
         if (fd < 0) child_fail(ctx, NOSHELL_STEP_REDIRECT);
+        if (noshell_fstat((int) fd, &st) != 0) child_fail(ctx, NOSHELL_STEP_REDIRECT);
+        if (S_ISFIFO(st.st_mode) && (r->oflags & O_ACCMODE) == O_RDONLY) {
+          errno = ENXIO;
+          child_fail(ctx, NOSHELL_STEP_REDIRECT);
+        }
+        fl = sys_fcntl(fd, F_GETFL, 0);
+        if (fl < 0 || sys_fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
+          child_fail(ctx, NOSHELL_STEP_REDIRECT);
         if (fd == r->fd) {
           if (sys_fcntl(fd, F_SETFD, 0) != 0) child_fail(ctx, NOSHELL_STEP_REDIRECT);
         } else {
@@ -226,15 +244,11 @@ NO_SANITIZE static void apply_redirects(child_ctx_t* ctx) {
           sys_close(fd);
         }
         break;
+      }
       case NOSHELL_REDIRECT_DUP:
-        /* N>&N: nothing moves, but N must be open (the shell says EBADF). */
-        if (r->src == r->fd) {
-          long fl = sys_fcntl(r->fd, F_GETFD, 0);
-          if (fl < 0 || ((fl & FD_CLOEXEC) && sys_fcntl(r->fd, F_SETFD, fl & ~FD_CLOEXEC) != 0))
-            child_fail(ctx, NOSHELL_STEP_REDIRECT);
-        } else if (sys_dup_to(r->src, r->fd) < 0) {
+        /* N>&N changes nothing, open or not: dash skips it. */
+        if (r->src != r->fd && sys_dup_to(r->src, r->fd) < 0)
           child_fail(ctx, NOSHELL_STEP_REDIRECT);
-        }
         break;
       default:
         sys_close(r->fd);

@@ -172,6 +172,7 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
 
   WatchRequest watch_req;
   watch_req.pid = child.pid;
+  if (req.flags & NOSHELL_JOIN_PGROUP) watch_req.group = req.pgid;
   for (int i = 0; i < 2; i++) {
     bool native = (capture & (1u << i)) && child.fds[i + 1] >= 0;
     watch_req.capture_fd[i] = native ? child.fds[i + 1] : -1;

@@ -49,6 +49,9 @@ struct Watch {
   unsigned delay_ms = 1;
   napi_env env = nullptr;
   pid_t pid = -1;
+  // Its process group: its pid, or the group it joined (a pipeline's first
+  // stage's). Group kills reach it; its zombie pins the id until reaped.
+  pid_t group = -1;
   int pidfd = -1;
   int status = 0;
   bool status_known = false;

@@ -186,7 +186,7 @@ Napi::Value WatchKill(const Napi::CallbackInfo& info) {
     // another group (setpgid, setsid) is no longer reached by -pid, and a
     // timeout must still bound it (issue 8). Until it is reaped the pid is
     // still ours. Either delivery counts as success.
-    int group_err = kill(-w->pid, sig) == 0 ? 0 : errno;
+    int group_err = kill(-w->group, sig) == 0 ? 0 : errno;
     if (!running)
       err = group_err;
     else if (kill(w->pid, sig) != 0 && group_err != 0)
@@ -194,7 +194,7 @@ Napi::Value WatchKill(const Napi::CallbackInfo& info) {
   }
   if (mode == 2) {
     if (w->exited) {
-      kill(-w->pid, SIGKILL);
+      kill(-w->group, SIGKILL);
     } else {
       w->kill_group_on_exit = true;
       // The exit must be noticed while output may still be open.

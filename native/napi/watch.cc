@@ -193,7 +193,7 @@ static void OnExited(Watch* w) {
   w->exited = true;
   StopExitWatch(w);
   // Timeout/abort: whatever is left of the group dies with the leader.
-  if (w->kill_group_on_exit) kill(-w->pid, SIGKILL);
+  if (w->kill_group_on_exit) kill(-w->group, SIGKILL);
   // Output held open by something that escaped the group is given up on.
   if (w->abandon) StopCaptures(w);
   StartGrace(w);
@@ -302,6 +302,7 @@ Napi::Value WatchChild(Napi::Env env, const WatchRequest& req, int* error) {
     return Napi::Value();
   }
   w->pid = req.pid;
+  w->group = req.group > 0 ? req.group : req.pid;
   w->as_string = req.as_string;
   w->all = req.all;
   for (int i = 0; i < 2; i++) {

@@ -12,6 +12,9 @@ namespace noshell {
 
 struct WatchRequest {
   pid_t pid;
+  // The process group the child is in when it joined one (a pipeline's
+  // first stage's); 0: the child leads its own (its pid).
+  pid_t group = 0;
   // Pipe read ends to capture natively (stdout, stderr), or -1. Owned by the
   // watch from here on, whatever happens.
   int capture_fd[2];

@@ -4,6 +4,7 @@
 // takes, with TypeErrors that say which part is wrong.
 import { checkString as stringOf, describe } from '../util/validate';
 import type { ListOp, Pipeline, Redirect, RedirectOp, Stage } from './command-list';
+import { MAX_COMMANDS, MAX_REDIRECTS } from './parse-command';
 
 const OPS: ReadonlySet<string> = new Set(['<', '>', '>>', '>|', '<>', '<&', '>&']);
 const LIST_OPS: ReadonlySet<string> = new Set([';', '&&', '||']);
@@ -12,9 +13,24 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** An own property, read once (nothing inherited from a polluted prototype). */
+function own(o: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
+}
+
+/** Each element checked as it is read, by index: no array method of the caller's runs. */
+function eachOf<T>(a: readonly unknown[], check: (v: unknown, i: number) => T): T[] {
+  const out: T[] = [];
+  const n = a.length;
+  for (let i = 0; i < n; i++) out.push(check(a[i], i));
+  return out;
+}
+
 function redirectOf(v: unknown, what: string): Redirect {
   if (!isPlainObject(v)) throw new TypeError(`${what} must be { fd, op, target }, got ${describe(v)}`);
-  const { fd, op, target } = v;
+  const fd = own(v, 'fd');
+  const op = own(v, 'op');
+  const target = own(v, 'target');
   if (typeof fd !== 'number' || !Number.isInteger(fd) || fd < 0 || fd > 9) {
     throw new TypeError(`${what}.fd must be a whole number 0-9 (as the shell's), got ${describe(fd)}`);
   }
@@ -30,48 +46,73 @@ function redirectOf(v: unknown, what: string): Redirect {
 
 function stageOf(v: unknown, what: string): Stage {
   const env = Object.create(null) as Record<string, string>;
-  if (Array.isArray(v)) v = { argv: v };
-  if (!isPlainObject(v)) throw new TypeError(`${what} must be an argv array or { argv, env?, redirects? }, got ${describe(v)}`);
-  const { argv, env: e, redirects } = v;
+  let argv: unknown;
+  let e: unknown;
+  let redirects: unknown;
+  if (Array.isArray(v)) argv = v;
+  else if (isPlainObject(v)) {
+    argv = own(v, 'argv');
+    e = own(v, 'env');
+    redirects = own(v, 'redirects');
+  } else {
+    throw new TypeError(`${what} must be an argv array or { argv, env?, redirects? }, got ${describe(v)}`);
+  }
   if (!Array.isArray(argv) || argv.length === 0) throw new TypeError(`${what}.argv must be a non-empty array of strings`);
-  const words = argv.map((a, i) => stringOf(a, `${what}.argv[${i}]`));
+  const words = eachOf(argv, (a, i) => stringOf(a, `${what}.argv[${i}]`));
   if (e !== undefined) {
     if (!isPlainObject(e)) throw new TypeError(`${what}.env must be an object of strings, got ${describe(e)}`);
-    for (const [k, val] of Object.entries(e)) env[k] = stringOf(val, `${what}.env.${k}`);
+    for (const k of Object.keys(e)) env[k] = stringOf(e[k], `${what}.env.${k}`);
   }
   if (redirects !== undefined && !Array.isArray(redirects)) {
     throw new TypeError(`${what}.redirects must be an array, got ${describe(redirects)}`);
   }
-  return { argv: words, env, redirects: (redirects ?? []).map((r, i) => redirectOf(r, `${what}.redirects[${i}]`)) };
+  return { argv: words, env, redirects: eachOf(redirects ?? [], (r, i) => redirectOf(r, `${what}.redirects[${i}]`)) };
 }
 
 function pipelineOf(v: unknown, what: string, first: boolean): Pipeline {
-  if (!isPlainObject(v) || !Array.isArray(v.stages) || v.stages.length === 0) {
+  const stages = isPlainObject(v) ? own(v, 'stages') : undefined;
+  if (!isPlainObject(v) || !Array.isArray(stages) || stages.length === 0) {
     throw new TypeError(`${what} must be { op, stages: [...] } with at least one stage, got ${describe(v)}`);
   }
-  const op = v.op ?? ';';
+  const op = own(v, 'op') ?? ';';
   if (typeof op !== 'string' || !LIST_OPS.has(op)) throw new TypeError(`${what}.op must be ';', '&&' or '||', got ${describe(op)}`);
   if (first && op !== ';') throw new TypeError(`${what}.op: the first pipeline of a list runs always (';'), got ${describe(op)}`);
-  return { op: op as ListOp, stages: v.stages.map((st, i) => stageOf(st, `${what}.stages[${i}]`)) };
+  return { op: op as ListOp, stages: eachOf(stages, (st, i) => stageOf(st, `${what}.stages[${i}]`)) };
+}
+
+/** At most what a command string may hold (parse-command.ts): more is a TypeError here. */
+function checkSize(list: readonly Pipeline[], api: string): Pipeline[] {
+  let commands = 0;
+  let redirects = 0;
+  for (const p of list) {
+    commands += p.stages.length;
+    for (const st of p.stages) redirects += st.redirects.length;
+  }
+  if (commands > MAX_COMMANDS || redirects > MAX_REDIRECTS) {
+    throw new TypeError(`${api}: at most ${MAX_COMMANDS} commands and ${MAX_REDIRECTS} redirections run without a shell, got ${commands} and ${redirects}`);
+  }
+  return list as Pipeline[];
 }
 
 /** Whether `command` is an argv array (strings only), as opposed to a pipeline of stages. */
 export function isArgvArray(command: readonly unknown[]): boolean {
-  return command.every((a) => typeof a === 'string');
+  const n = command.length;
+  for (let i = 0; i < n; i++) if (typeof command[i] !== 'string') return false;
+  return true;
 }
 
 /** A pipeline given as an array of stages (argv arrays or { argv, env?, redirects? }). */
 export function pipelineInput(command: readonly unknown[], api: string): Pipeline[] {
   if (command.length === 0) throw new TypeError(`${api}: the pipeline must have at least one stage`);
-  return [{ op: ';', stages: command.map((st, i) => stageOf(st, `${api}: stage ${i}`)) }];
+  return checkSize([{ op: ';', stages: eachOf(command, (st, i) => stageOf(st, `${api}: stage ${i}`)) }], api);
 }
 
 /** A list given as { list: [{ op, stages }, ...] } (a ParsedCommand is one). */
 export function listInput(command: Record<string, unknown>, api: string): Pipeline[] {
-  const list = command.list;
+  const list = own(command, 'list');
   if (!Array.isArray(list) || list.length === 0) throw new TypeError(`${api}: list must be a non-empty array of pipelines`);
-  if (command.needsShell === true) {
-    throw new TypeError(`${api}: this parsed command needs a shell (${String(command.reasons)}); pass its string with shell: 'auto'`);
+  if (own(command, 'needsShell') === true) {
+    throw new TypeError(`${api}: this parsed command needs a shell (${String(own(command, 'reasons'))}); pass its string with shell: 'auto'`);
   }
-  return list.map((p, i) => pipelineOf(p, `${api}: list[${i}]`, i === 0));
+  return checkSize(eachOf(list, (p, i) => pipelineOf(p, `${api}: list[${i}]`, i === 0)), api);
 }

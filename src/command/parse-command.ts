@@ -10,7 +10,8 @@ import {
   BUILTINS, CHAR_CLASS, K_BACKQUOTE, K_BACKSLASH, K_BANG, K_BLANK, K_BRACE, K_CONTROL, K_DOLLAR,
   K_DQUOTE, K_EQUALS, K_GLOB, K_HASH, K_LIST, K_PIPE, K_REDIRECT, K_SQUOTE, K_TILDE, K_WORD, NAME_CHAR,
   R_BACKGROUND, R_BRACE, R_BUILTIN, R_COMMENT, R_CONTROL, R_EMPTY, R_GLOB, R_HERE_DOCUMENT, R_HISTORY, R_LIST,
-  R_PIPE, R_REDIRECTION, R_RESERVED, R_TILDE, R_TRAILING_BACKSLASH, R_UNBALANCED, RESERVED_WORDS, reasonNames,
+  R_PIPE, R_REDIRECTION, R_RESERVED, R_TILDE, R_TOO_LARGE, R_TRAILING_BACKSLASH, R_UNBALANCED, RESERVED_WORDS,
+  reasonNames,
 } from './shell-syntax';
 import { defaultFd, type ListOp, type Pipeline, type RedirectOp, type Stage } from './command-list';
 
@@ -46,6 +47,14 @@ export function parseCommand(command: string): ParsedCommand {
   };
 }
 
+/**
+ * Limits of what runs without a shell: each stage is a process started on
+ * the event loop, each redirection a step in its child. Past them the string
+ * needs /bin/sh ('too large'), which has none, and the parse keeps no more.
+ */
+export const MAX_COMMANDS = 256;
+export const MAX_REDIRECTS = 4096;
+
 function newStage(): Stage {
   // Null prototype: a plain object would inherit `constructor`/`toString` and
   // turn `__proto__=x` into a prototype change. It costs ~30 ns a command.
@@ -59,6 +68,9 @@ class Scanner {
   stage: Stage = newStage();
   /** The operator before the pipeline being read. */
   private op: ListOp = ';';
+  /** Commands and redirections so far, against MAX_COMMANDS and MAX_REDIRECTS. */
+  private commands = 0;
+  private redirections = 0;
   /** A redirection operator read; the next word is its target. */
   private pending: { fd: number; op: RedirectOp } | null = null;
   reasons = 0;
@@ -202,8 +214,9 @@ class Scanner {
   private redirect(i: number): number {
     const s = this.s;
     let fd = -1;
-    if (this.inWord && !this.quoted && this.assignTo === null && this.word === '' && i - this.run === 1) {
-      const d = s.charCodeAt(this.run);
+    // The word so far (a line continuation may have moved its start into `word`: `2\<newline>>f` is `2>f`).
+    if (this.inWord && !this.quoted && this.assignTo === null && this.word.length + i - this.run === 1) {
+      const d = this.word === '' ? s.charCodeAt(this.run) : this.word.charCodeAt(0);
       if (d >= 48 && d <= 57) {
         fd = d - 48;
         this.inWord = false;
@@ -274,7 +287,9 @@ class Scanner {
     if (st.argv.length === 0 && st.redirects.length === 0 && !hasKeys(st.env)) return false;
     // Only redirections or assignments: dash runs no program for it.
     if (st.argv.length === 0) this.reasons |= R_EMPTY;
-    this.stages.push(st);
+    // Past the limit nothing more is kept (memory stays bounded); the scan goes on.
+    if (++this.commands > MAX_COMMANDS) this.reasons |= R_TOO_LARGE;
+    else this.stages.push(st);
     this.stage = newStage();
     return true;
   }
@@ -284,7 +299,7 @@ class Scanner {
     if (!this.endStage()) {
       // `; a`, `a && && b`, `a | ;`
       this.reasons |= this.stages.length > 0 ? R_PIPE : syntax;
-    } else {
+    } else if (this.stages.length > 0) {
       this.list.push({ op: this.op, stages: this.stages });
     }
     this.stages = [];
@@ -294,7 +309,7 @@ class Scanner {
   /** The end of the string: a trailing `;` is fine, a trailing `|`, `&&` or `||` is not. */
   private finish(): void {
     if (this.endStage()) {
-      this.list.push({ op: this.op, stages: this.stages });
+      if (this.stages.length > 0) this.list.push({ op: this.op, stages: this.stages });
     } else if (this.stages.length > 0) {
       this.reasons |= R_PIPE;
       this.list.push({ op: this.op, stages: this.stages });
@@ -366,7 +381,8 @@ class Scanner {
         (this.quoted || value.length !== 1 || !((value >= '0' && value <= '9') || value === '-'))) {
       this.reasons |= R_REDIRECTION;
     }
-    this.stage.redirects.push({ fd, op, target: value });
+    if (++this.redirections > MAX_REDIRECTS) this.reasons |= R_TOO_LARGE;
+    else this.stage.redirects.push({ fd, op, target: value });
   }
 }
 

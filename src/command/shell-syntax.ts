@@ -33,12 +33,13 @@
  *                        command of only redirections or assignments in a pipeline or list
  *   background           `&`: a command run in the background
  *   here-document        `<<` and `<<-`
+ *   too large            more than 256 commands or 4,096 redirections (parse-command.ts)
  */
 export const REASON_NAMES: readonly string[] = [
   'pipe', 'redirection', 'command list', 'newline', 'variable', 'command substitution',
   'arithmetic', 'glob', 'tilde', 'comment', 'subshell', 'brace', 'history',
   'unbalanced quote', 'trailing backslash', 'control character', 'reserved word', 'builtin',
-  'empty command', 'background', 'here-document',
+  'empty command', 'background', 'here-document', 'too large',
 ];
 
 export const R_PIPE = 1 << 0;
@@ -62,6 +63,7 @@ export const R_BUILTIN = 1 << 17;
 export const R_EMPTY = 1 << 18;
 export const R_BACKGROUND = 1 << 19;
 export const R_HERE_DOCUMENT = 1 << 20;
+export const R_TOO_LARGE = 1 << 21;
 
 export function reasonNames(bits: number): string[] {
   const out: string[] = [];

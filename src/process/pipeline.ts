@@ -14,8 +14,12 @@ import { childSetup } from './limits';
 import { killOnExit } from './cleanup';
 import { signalName, type ExitStatus } from './status';
 import { traceExit, traceStart, type Traced } from './diagnostics';
+import { throwIfAborted } from './spawn';
 
 const SIGKILL = 9;
+
+/** Modes of binding.kill(). */
+const enum KillMode { Child = 0, Group = 1, GroupThenReap = 2 }
 
 export interface PipelineRequest {
   /** Checked requests, one a stage, with the options' stdio (the first's stdin, the last's stdout, stderr). */
@@ -91,6 +95,7 @@ export function shellStatus(s: ExitStatus, signum: number): number {
  */
 export async function runPipeline(req: PipelineRequest): Promise<PipelineOutcome> {
   const o0 = req.stages[0];
+  throwIfAborted(o0.signal);
   const n = req.stages.length;
   const last = n - 1;
   const started = performance.now();
@@ -135,22 +140,32 @@ export async function runPipeline(req: PipelineRequest): Promise<PipelineOutcome
     settle = resolve;
   });
 
-  /** Signals what is left of the pipeline: its group while a stage pins the group id, else each stage. */
+  let terminated = false;
+  /**
+   * Signals what is left of the pipeline: its group through a stage still
+   * unreaped (whose zombie pins the group id), else each stage.
+   */
   const kill = (signal: number): void => {
-    if (unreaped === 0) return;
-    if (o0.processGroup && pgid > 0) {
-      try {
-        process.kill(-pgid, signal);
-      } catch {
-        // EPERM (a stage became another user's) or ESRCH: nothing to reach.
-      }
-      return;
-    }
-    for (const r of runs) if (r.status === null) binding.kill(r.watch, signal, 0);
+    const alive = runs.filter((r) => r.status === null);
+    if (alive.length === 0) return;
+    if (o0.processGroup) binding.kill(alive[0].watch, signal, KillMode.Group);
+    else for (const r of alive) binding.kill(r.watch, signal, KillMode.Child);
+  };
+  /**
+   * After a timeout, abort or maxBuffer: the last stage left SIGKILLs what is
+   * left of the group when it exits, before it is reaped (as one command's
+   * group is killed at its exit): a grandchild that ignores SIGTERM does not
+   * outlive the pipeline.
+   */
+  const armLast = (): void => {
+    const alive = runs.filter((r) => r.status === null);
+    if (o0.processGroup && alive.length === 1 && runs.length === n) binding.kill(alive[0].watch, 0, KillMode.GroupThenReap);
   };
   const lastWatch = (): NativeWatch | undefined => (runs.length === n ? runs[last].watch : undefined);
   const terminate = (): void => {
+    terminated = true;
     kill(o0.killSignal);
+    armLast();
     const w = lastWatch();
     if (o0.forceKillAfter > 0 && o0.killSignal !== SIGKILL) {
       if (forceTimer === undefined && unreaped > 0) {
@@ -181,6 +196,7 @@ export async function runPipeline(req: PipelineRequest): Promise<PipelineOutcome
     };
     traceExit(r.traced, r.status);
     unreaped--;
+    if (terminated) armLast();
     if (i === last) captured = { stdout, stderr, overflowed, all };
     // Every other stage is done: the last one's output grace may run.
     if (runs.length === n && runs[last].status === null && runs.every((s, j) => j === last || s.status !== null)) {
@@ -257,7 +273,7 @@ export async function runPipeline(req: PipelineRequest): Promise<PipelineOutcome
   // The stages hold the write ends now; ours would keep the output open.
   for (const fd of mine) closeQuietly(fd);
 
-  if (inputFd >= 0) writeInput(inputFd, req.input);
+  if (inputFd >= 0) writeInput(inputFd, req.input, req.ref);
   if (o0.cleanup) forget = killOnExit(() => kill(o0.killSignal));
   if (o0.timeout > 0) {
     timer = setTimeout(() => {
@@ -312,9 +328,10 @@ export async function runPipeline(req: PipelineRequest): Promise<PipelineOutcome
 }
 
 /** The input, written to the first stage's stdin pipe, which is then closed (EPIPE is expected). */
-function writeInput(fd: number, input: Uint8Array | null): void {
+function writeInput(fd: number, input: Uint8Array | null, ref: boolean): void {
   const stdin = new net.Socket({ fd, readable: false, writable: true });
   stdin.on('error', () => {});
+  if (!ref) stdin.unref();
   if (input !== null) stdin.end(input);
   else stdin.end();
 }

@@ -12,7 +12,7 @@ import type { NormalizedSpawn } from './options';
 import { childSetup } from './limits';
 import { spawnNormalized } from './spawn';
 import { shellStatus } from './pipeline';
-import { signalNumber, type ExitStatus } from './status';
+import { signalNumberOf, type ExitStatus } from './status';
 import type { Subprocess } from './subprocess';
 import { throwIfAborted } from './spawn';
 
@@ -64,20 +64,20 @@ export function startPopenPipeline(stages: NormalizedSpawn[], mode: 'r' | 'w'): 
   let stderrOf: [NativeStdio, number] = [errKind, o0.stdio[5]];
   if (toStdout) stderrOf = lastOut[0] === NativeStdio.Inherit ? [NativeStdio.Fd, 1] : lastOut;
   let pgid = 0;
-  let unreaped = 0;
   let timedOut = false;
   let aborted = false;
+  let terminated = false;
+  /** Signals what is left: the group through a stage not yet reaped (it pins the id), else each stage. */
   const kill = (signal: number): void => {
-    if (unreaped === 0) return;
-    if (o0.processGroup && pgid > 0) {
-      try {
-        process.kill(-pgid, signal);
-      } catch {
-        // EPERM or ESRCH: nothing to reach.
-      }
-      return;
-    }
-    for (const c of children) if (c.exitStatus === null) c.kill(signal);
+    const alive = children.filter((c) => c.exitStatus === null);
+    if (alive.length === 0) return;
+    if (o0.processGroup) alive[0]._signalGroup(signal, false);
+    else for (const c of alive) c.kill(signal);
+  };
+  /** After a timeout or abort, the last stage left SIGKILLs the rest of the group at its exit. */
+  const armLast = (): void => {
+    const alive = children.filter((c) => c.exitStatus === null);
+    if (o0.processGroup && alive.length === 1 && children.length === n) alive[0]._signalGroup(0, true);
   };
   try {
     let prevRead = mode === 'w' ? end[0] : -1;
@@ -103,9 +103,8 @@ export function startPopenPipeline(stages: NormalizedSpawn[], mode: 'r' | 'w'): 
       }
       const child = spawnNormalized(o, undefined, { stage: i, stages: n });
       children.push(child);
-      unreaped++;
       void child.exited.then(() => {
-        unreaped--;
+        if (terminated) armLast();
       });
       if (i === 0) pgid = child.pid;
       prevRead = nextRead;
@@ -124,7 +123,9 @@ export function startPopenPipeline(stages: NormalizedSpawn[], mode: 'r' | 'w'): 
   let timer: NodeJS.Timeout | undefined;
   let forceTimer: NodeJS.Timeout | undefined;
   const terminate = (): void => {
+    terminated = true;
     kill(o0.killSignal);
+    armLast();
     if (o0.forceKillAfter > 0 && o0.killSignal !== SIGKILL && forceTimer === undefined) {
       forceTimer = setTimeout(() => kill(SIGKILL), o0.forceKillAfter);
     }
@@ -153,7 +154,7 @@ export function startPopenPipeline(stages: NormalizedSpawn[], mode: 'r' | 'w'): 
       rusage.maxRssKb = Math.max(rusage.maxRssKb, s.rusage.maxRssKb);
     }
     const own = timedOut || aborted;
-    const signum = last.signal === null ? 0 : signalNumber(last.signal, 'signal');
+    const signum = signalNumberOf(last.signal);
     return {
       pid: last.pid,
       exitCode: own ? last.exitCode : shellStatus(last, signum),

@@ -6,7 +6,8 @@ import { NativeStdio } from '../binding/binding';
 import type { Pipeline, Redirect } from '../command/command-list';
 import type { ExecOutcome } from './executor';
 import { runPipeline, shellStatus, type PipelineOutcome } from './pipeline';
-import { signalNumber, type ExitStatus } from './status';
+import { signalNumberOf, type ExitStatus } from './status';
+import { throwIfAborted } from './spawn';
 import type { PreparedExec } from './exec';
 import { binding } from '../binding/binding';
 import fs from 'node:fs';
@@ -81,13 +82,14 @@ export function finalStderr(redirects: readonly Redirect[]): 'err' | 'out' | nul
 }
 
 function signum(s: ExitStatus): number {
-  return s.signal === null ? 0 : signalNumber(s.signal, 'signal');
+  return signalNumberOf(s.signal);
 }
 
 /** Runs a list; `only` is true for one command with redirections, whose status stays the process's own. */
 export async function runList(pl: PreparedList, first: PreparedExec, runOne: RunOne): Promise<ExecOutcome> {
   const t0 = performance.now();
   const o = first.spawnOpts;
+  throwIfAborted(o.signal);
   const deadline = o.timeout > 0 ? t0 + o.timeout : 0;
   const single = pl.list.length === 1 && pl.list[0].stages.length === 1;
   // Several pipelines read one stdin, as the commands of `sh -c` read the shell's.
@@ -96,6 +98,7 @@ export async function runList(pl: PreparedList, first: PreparedExec, runOne: Run
     sharedIn = binding.pipe();
     const w = new net.Socket({ fd: sharedIn[1], readable: false, writable: true });
     w.on('error', () => {});
+    if (!first.ref) w.unref();
     w.end(first.input);
   }
   const outs: Array<string | Buffer | undefined> = [];
@@ -106,10 +109,16 @@ export async function runList(pl: PreparedList, first: PreparedExec, runOne: Run
   let status = 0;
   let outputCut = false;
   let overflowed = 0;
+  let killedByUs = false;
   try {
     for (let k = 0; k < pl.list.length; k++) {
       const p = pl.list[k];
       if ((p.op === '&&' && status !== 0) || (p.op === '||' && status === 0)) continue;
+      // Aborted between two pipelines: what ran is the result, marked aborted.
+      if (o.signal?.aborted === true && last !== null) {
+        last = { ...last, status: { ...last.status, aborted: true }, abortReason: o.signal.reason };
+        break;
+      }
       const stages = pl.stages[k];
       let timeout = 0;
       if (deadline > 0) {
@@ -138,8 +147,11 @@ export async function runList(pl: PreparedList, first: PreparedExec, runOne: Run
       last = outcome;
       outs.push(outcome.stdout);
       errs.push(outcome.stderr);
+      // We stopped it (maxBuffer): its status is the signal we sent, not a death dash would report.
+      const stopped = outcome.overflowed !== 0 && !first.truncate;
+      if (stopped) killedByUs = true;
       // dash's "Killed", "Terminated" lines; none when it was us that killed (dash would have died too).
-      if (!single && !outcome.status.timedOut && !outcome.status.aborted) {
+      if (!single && !outcome.status.timedOut && !outcome.status.aborted && !stopped) {
         const said = jobMessages((outcome as PipelineOutcome).stages ?? [outcome.status]);
         const where = stages.length === 1 ? finalStderr(p.stages[0].redirects) : 'err';
         const into = where === 'err' ? errs : where === 'out' ? outs : null;
@@ -185,7 +197,7 @@ export async function runList(pl: PreparedList, first: PreparedExec, runOne: Run
   }
   if (all !== undefined && lengthOf(all) > 2 * max) all = cut(all, 2 * max);
   const s = last.status;
-  const own = single || s.timedOut || s.aborted;
+  const own = single || s.timedOut || s.aborted || killedByUs;
   return {
     status: {
       pid: s.pid,

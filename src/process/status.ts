@@ -33,6 +33,15 @@ export function signalName(n: number): string {
   return signalNames.get(n) ?? `SIG${n}`;
 }
 
+/** The number of a name signalName() gave (real-time signals are `SIG34`…); 0 for null. */
+export function signalNumberOf(name: string | null): number {
+  if (name === null) return 0;
+  const n = (os.constants.signals as Record<string, number>)[name];
+  if (n !== undefined) return n;
+  const digits = name.startsWith('SIG') ? Number(name.slice(3)) : NaN;
+  return Number.isInteger(digits) ? digits : 0;
+}
+
 /** Validates a signal given by name or number; returns its number. */
 export function signalNumber(value: unknown, option: string): number {
   if (typeof value === 'string') {

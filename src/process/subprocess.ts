@@ -183,6 +183,15 @@ export class Subprocess {
     }
   }
 
+  /**
+   * @internal A pipeline's stage: `signal` to the group it is in (the first
+   * stage's), and with `armed` SIGKILL to that group at its exit, before it is
+   * reaped. Nothing once it is reaped.
+   */
+  _signalGroup(signal: number, armed: boolean): void {
+    binding.kill(this.#watch, signal, armed ? KillMode.GroupThenReap : KillMode.Group);
+  }
+
   /** kill(2) through the native watch, which refuses a reaped pid: ESRCH → false. */
   #send(signal: number, mode: KillMode): boolean {
     const err = binding.kill(this.#watch, signal, mode);

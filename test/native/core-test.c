@@ -434,6 +434,38 @@ static void test_redirects(noshell_method_t method, int can_see_errors) {
     CHECK(err == ENOENT && child.step == NOSHELL_STEP_REDIRECT && child.detail == 0, "method %d: missing: %s",
           method, strerror(err));
   }
+  if (can_see_errors) {
+    /* A FIFO never blocks the spawning thread: no reader is ENXIO at once
+     * (dash would wait), reading one is refused; with a reader it works. */
+    char fifo[512];
+    int rd;
+    snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+    CHECK(mkfifo(fifo, 0666) == 0, "mkfifo: %s", strerror(errno));
+    if (geteuid() == 0) CHECK(chown(fifo, 65534, 65534) == 0, "chown fifo");
+    r[0].fd = 1; r[0].kind = NOSHELL_REDIRECT_OPEN; r[0].oflags = O_WRONLY | O_CREAT | O_TRUNC; r[0].path = "fifo";
+    req.nredirects = 1;
+    err = noshell_spawn(&req, &child);
+    CHECK(err == ENXIO && child.step == NOSHELL_STEP_REDIRECT, "method %d: fifo without reader: %s", method,
+          strerror(err));
+    r[0].fd = 0; r[0].oflags = O_RDONLY;
+    err = noshell_spawn(&req, &child);
+    CHECK(err == ENXIO && child.step == NOSHELL_STEP_REDIRECT, "method %d: reading a fifo: %s", method, strerror(err));
+    rd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    r[0].fd = 1; r[0].oflags = O_WRONLY | O_CREAT | O_TRUNC;
+    status = run_output(&req, buf, sizeof(buf), &err);
+    CHECK(rd >= 0 && err == 0 && status == 0, "method %d: fifo with a reader: %s", method, strerror(err));
+    if (rd >= 0) {
+      char got[64];
+      ssize_t n = read(rd, got, sizeof(got) - 1);
+      CHECK(n == 4 && memcmp(got, "out\n", 4) == 0, "method %d: through the fifo: %zd", method, n);
+      close(rd);
+    }
+    unlink(fifo);
+    /* 5>&5 with 5 closed: dash runs the command. */
+    r[0].fd = 5; r[0].kind = NOSHELL_REDIRECT_DUP; r[0].src = 5;
+    status = run_output(&req, buf, sizeof(buf), &err);
+    CHECK(err == 0, "method %d: 5>&5: %s", method, strerror(err));
+  }
   snprintf(path, sizeof(path), "%s/in", dir);
   unlink(path);
   rmdir(dir);

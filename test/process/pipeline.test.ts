@@ -169,6 +169,94 @@ describe('pipelines without a shell', () => {
   });
 });
 
+describe('what an outside review found', () => {
+  it('a FIFO never blocks the spawning thread: no reader is ENXIO at once, reading one is refused', async () => {
+    const fifo = path.join(dir, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const t = performance.now();
+    await expect(exec(`/bin/true | /bin/echo x > ${fifo}`, { timeout: 500 })).rejects.toMatchObject({ code: 'ENXIO', step: 'redirect', stage: 1 });
+    await expect(exec(`/bin/echo x > ${fifo}`, { timeout: 500 })).rejects.toMatchObject({ code: 'ENXIO', step: 'redirect' });
+    await expect(exec(`/bin/cat < ${fifo}`, { timeout: 500 })).rejects.toMatchObject({ code: 'ENXIO' });
+    expect(() => execSync(`/bin/cat < ${fifo}`, { timeout: 500 })).toThrow(SpawnError);
+    expect(performance.now() - t).toBeLessThan(400);
+    // With a reader there (the Nagios command file), the write goes through.
+    const reader = exec(`/bin/cat ${fifo}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await exec(`/usr/bin/printf "[1] RESTART_PROGRAM\\n" > ${fifo}`);
+    expect((await reader).stdout).toBe('[1] RESTART_PROGRAM\n');
+  });
+
+  it('a line continuation between the fd and `>` keeps the fd, as in dash; N>&N is nothing, open or not', async () => {
+    const sub = fs.mkdtempSync(path.join(dir, 'cont-'));
+    const r = await exec("/bin/sh -c 'echo out; echo err >&2' 2\\\n>f", { cwd: sub });
+    expect({ stdout: r.stdout, f: fs.readFileSync(path.join(sub, 'f'), 'utf8') }).toEqual({ stdout: 'out\n', f: 'err\n' });
+    expect((await exec('/bin/true 5>&5')).exitCode).toBe(0);
+    expect((await exec('/bin/true 2>&- 2>&2')).exitCode).toBe(0);
+  });
+
+  it('a real-time signal is 128 + its number with dash\'s line, not a TypeError', async () => {
+    const r = await exec("/bin/true | /bin/sh -c 'kill -RTMIN $$'", { reject: false });
+    expect(r).toMatchObject({ exitCode: 162, signal: null, stderr: 'Real-time signal 0\n' });
+  });
+
+  it('maxBuffer stops a pipeline with our signal, not a status dash would give', async () => {
+    const err = await exec('/usr/bin/yes | /bin/cat', { maxBuffer: 1000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExecError);
+    // Its own signal (SIGTERM, or SIGPIPE when cat writes to the pipe we stopped reading first), no job line.
+    expect(err).toMatchObject({ maxBufferExceeded: 'stdout', exitCode: null, stderr: '' });
+    expect(['SIGTERM', 'SIGPIPE']).toContain((err as ExecError).signal);
+  });
+
+  it('an AbortSignal already aborted starts nothing', async () => {
+    const file = path.join(dir, 'aborted');
+    await expect(exec(`/usr/bin/touch ${file} | /bin/cat`, { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
+    await expect(exec(`/bin/true > ${file} | /bin/cat`, { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
+  it('a timeout SIGKILLs what is left of the group when the last stage exits', async () => {
+    const command = "/bin/sh -c '(trap \"\" TERM; exec /bin/sleep 37.4711) >/dev/null 2>&1 & exec /bin/sleep 38.4711' | /bin/cat";
+    await expect(exec(command, { timeout: 300, forceKillAfter: 0 })).rejects.toMatchObject({ timedOut: true });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(running('37.4711')).toEqual([]);
+  });
+
+  it('ref: false lets the process exit while a pipeline with input runs (once the input is in the pipe)', () => {
+    const script = `require(${JSON.stringify(path.join(__dirname, '..', '..', 'dist', 'index.js'))})` +
+      ".exec('/bin/sleep 3.4711 | /bin/cat', { input: Buffer.alloc(1 << 10), ref: false, cleanup: true })";
+    const t = performance.now();
+    execFileSync(process.execPath, ['-e', script]);
+    expect(performance.now() - t).toBeLessThan(2500);
+  });
+
+  it('more than 256 commands or 4,096 redirections need a shell, in linear time', async () => {
+    expect(parseCommand('/bin/true;'.repeat(256)).needsShell).toBe(false);
+    expect(parseCommand('/bin/true;'.repeat(257)).reasons).toEqual(['too large']);
+    expect(parseCommand(`/bin/true${' >/dev/null'.repeat(4097)}`).reasons).toEqual(['too large']);
+    const t = performance.now();
+    const big = parseCommand(`x ${'a;'.repeat(8 << 20)}`);
+    expect(big.reasons).toEqual(['too large']);
+    expect(big.list.reduce((n, p) => n + p.stages.length, 0)).toBe(256);
+    expect(performance.now() - t).toBeLessThan(10_000);
+    await expect(exec([{ argv: ['/bin/true'], redirects: Array.from({ length: 4097 }, () => ({ fd: 1, op: '>', target: '/dev/null' })) }]))
+      .rejects.toThrow(/4096 redirections/);
+  });
+
+  it('structure is read once, own properties only: a hostile array or prototype changes nothing', async () => {
+    const sneaky = [{ fd: 1, op: '>', target: `${dir}/evil\0tail` }];
+    Object.defineProperty(sneaky, 'map', { value: () => [] });
+    await expect(exec([{ argv: ['/bin/true'], redirects: sneaky }])).rejects.toThrow(/NUL/);
+    expect(fs.existsSync(`${dir}/evil`)).toBe(false);
+    (Object.prototype as Record<string, unknown>).redirects = [{ fd: 1, op: '>', target: `${dir}/polluted` }];
+    try {
+      await exec([['/bin/true'], ['/bin/true']]);
+    } finally {
+      delete (Object.prototype as Record<string, unknown>).redirects;
+    }
+    expect(fs.existsSync(`${dir}/polluted`)).toBe(false);
+  });
+});
+
 describe('popen of a pipeline', () => {
   it("'r' reads the last stage, 'w' writes the first; close() waits for every stage", async () => {
     const r = popen('/usr/bin/seq 1 5 | /usr/bin/tr 1-5 a-e | /bin/cat', 'r');
