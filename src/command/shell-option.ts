@@ -73,22 +73,18 @@ function structureReasons(list: readonly Pipeline[]): string[] {
   return reasons;
 }
 
-/**
- * What a caller runs itself: 'all' (exec and what uses it), one 'pipeline'
- * with its redirections (popen), or 'one' command with its redirections.
- */
-export type Runs = 'all' | 'pipeline' | 'one';
+/** What a caller runs itself: 'all' (exec, popen and what uses them), or 'one' command with its redirections (execSync). */
+export type Runs = 'all' | 'one';
 
 function runsIt(list: readonly Pipeline[], runs: Runs): boolean {
-  if (runs === 'all') return true;
-  return list.length === 1 && (runs === 'pipeline' || list[0].stages.length === 1);
+  return runs === 'all' || (list.length === 1 && list[0].stages.length === 1);
 }
 
 function fromList(list: Pipeline[], display: string, runs: Runs, api: string): ResolvedCommand {
   const first = list[0].stages[0];
   const simple = list.length === 1 && list[0].stages.length === 1 && first.redirects.length === 0;
   if (!runsIt(list, runs)) {
-    throw new TypeError(`${api} runs ${runs === 'one' ? 'one command' : 'one pipeline'}: a ${structureReasons(list).join(', ')} needs exec()`);
+    throw new TypeError(`${api} runs one command: a ${structureReasons(list).join(', ')} needs exec()`);
   }
   const hasEnv = Object.keys(first.env).length > 0;
   return {

@@ -11,7 +11,7 @@ import type { ExitStatus } from './status';
 import type { Subprocess } from './subprocess';
 import { NativeFlag } from '../binding/binding';
 import type { CommandInput } from '../command/command-list';
-import { startPopenPipeline } from './popen-pipeline';
+import { startPopenList } from './popen-pipeline';
 
 export interface PopenOptions extends Omit<SpawnOptions, 'stdin' | 'stdout'> {
   /** 'w' mode only: where the child's stdout goes (default 'inherit'). */
@@ -55,7 +55,7 @@ export function popen(command: CommandInput, mode: 'r' | 'w', options?: PopenOpt
   if ((o.stdout as unknown) === 'pipe' || (o.stderr as unknown) === 'pipe') {
     throw new TypeError('popen: only the mode\'s stream is a pipe; use spawn() for more');
   }
-  const cmd = resolveCommand(command, checkShellOption(o.shell, 'popen'), 'popen', 'pipeline');
+  const cmd = resolveCommand(command, checkShellOption(o.shell, 'popen'), 'popen');
   const optionsFor = (env: Record<string, string> | undefined): SpawnOptions => {
     const so: SpawnOptions = {
       ...o,
@@ -70,16 +70,19 @@ export function popen(command: CommandInput, mode: 'r' | 'w', options?: PopenOpt
   let child: Subprocess;
   let stream: Readable & Writable;
   let exited: () => Promise<ExitStatus>;
-  if (cmd.list !== null && cmd.list[0].stages.length > 1) {
-    const stages = cmd.list[0].stages.map((st) => {
-      const so = normalizeSpawn(st.argv[0], st.argv.slice(1), optionsFor(Object.keys(st.env).length > 0 ? st.env : undefined), 'popen', popenKeys);
-      applyRedirects(so, st.redirects, 'popen');
-      if ((so.flags & NativeFlag.NewSession) !== 0) {
-        throw new TypeError('popen: detached starts one command in a new session; a pipeline\'s stages share one process group');
-      }
-      return so;
-    });
-    const started = startPopenPipeline(stages, mode);
+  if (cmd.list !== null && (cmd.list.length > 1 || cmd.list[0].stages.length > 1)) {
+    const items = cmd.list.map((pl) => ({
+      op: pl.op,
+      stages: pl.stages.map((st) => {
+        const so = normalizeSpawn(st.argv[0], st.argv.slice(1), optionsFor(Object.keys(st.env).length > 0 ? st.env : undefined), 'popen', popenKeys);
+        applyRedirects(so, st.redirects, 'popen');
+        if (pl.stages.length > 1 && (so.flags & NativeFlag.NewSession) !== 0) {
+          throw new TypeError('popen: detached starts one command in a new session; a pipeline\'s stages share one process group');
+        }
+        return so;
+      }),
+    }));
+    const started = startPopenList(items, mode);
     child = started.subprocess;
     stream = started.stream;
     exited = () => started.done;

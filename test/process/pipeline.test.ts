@@ -288,11 +288,32 @@ describe('popen of a pipeline', () => {
     expect(await openFds()).toBe(before);
   });
 
-  it('a stage that cannot start throws SpawnError at once, naming it; lists need exec', () => {
+  it('a stage that cannot start throws SpawnError at once, naming it; in a later pipeline close() rejects', async () => {
     expect(() => popen('/bin/sleep 36.4711 | /nonexistent/x', 'r')).toThrow(SpawnError);
     expect(() => popen('/bin/sleep 36.4711 | /nonexistent/x', 'r')).toThrow(/stage 2 of 2/);
-    expect(() => popen('/bin/true; /bin/true', 'r')).toThrow(ShellSyntaxError);
-    expect(() => popen({ list: [{ stages: [['/bin/true']] }, { op: '&&', stages: [['/bin/true']] }] }, 'r')).toThrow(/one pipeline/);
+    const later = popen('/usr/bin/printf a; /nonexistent/y', 'r');
+    let text = '';
+    for await (const chunk of later) text += String(chunk);
+    expect(text).toBe('a');
+    await expect(later.close()).rejects.toMatchObject({ code: 'ENOENT', path: '/nonexistent/y' });
+  });
+
+  it('a list reads and writes one stream, as the commands of sh -c share its stdout and stdin', async () => {
+    const r = popen('/usr/bin/printf a; /bin/false || /usr/bin/printf "b\\n" | /bin/cat && /bin/false', 'r');
+    let text = '';
+    for await (const chunk of r) text += String(chunk);
+    expect(text).toBe('ab\n');
+    expect(await r.close()).toMatchObject({ exitCode: 1, signal: null });
+    const sub = fs.mkdtempSync(path.join(dir, 'popen-list-'));
+    const w = popen('/usr/bin/head -c 2 > f1; /bin/cat > f2', 'w', { cwd: sub });
+    w.write('abcdef');
+    expect((await w.close()).exitCode).toBe(0);
+    expect([fs.readFileSync(path.join(sub, 'f1'), 'utf8'), fs.readFileSync(path.join(sub, 'f2'), 'utf8')]).toEqual(['ab', 'cdef']);
+    const t = popen('/bin/true; /bin/sleep 39.4711; /usr/bin/touch never', 'r', { timeout: 200, cwd: sub });
+    for await (const chunk of t) void chunk;
+    expect(await t.close()).toMatchObject({ timedOut: true });
+    expect(fs.existsSync(path.join(sub, 'never'))).toBe(false);
+    expect(running('39.4711')).toEqual([]);
   });
 });
 
