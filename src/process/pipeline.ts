@@ -49,7 +49,8 @@ interface StageRun {
   traced: Traced;
 }
 
-function closeQuietly(fd: number): void {
+/** Closes one of our pipe ends; one already gone is nothing to release. */
+export function closeQuietly(fd: number): void {
   if (fd < 0) return;
   try {
     fs.closeSync(fd);
@@ -68,12 +69,13 @@ function stdioOf(kinds: ReadonlyArray<[NativeStdio, number]>): Int32Array {
   return a;
 }
 
-/** The setup array with the group to join: the stage's own settings kept. */
-function joining(o: NormalizedSpawn, pgid: number): Float64Array {
-  if (o.setup === null) return childSetup(SIGKILL, 0, [], pgid);
-  const a = o.setup.slice();
-  a[2] = pgid;
-  return a;
+/** A later stage's flags and setup array: it joins group `pgid`, its own settings kept. */
+export function joiningGroup(o: NormalizedSpawn, pgid: number): { flags: number; setup: Float64Array } {
+  const flags = (o.flags & ~NativeFlag.NewProcessGroup) | NativeFlag.JoinProcessGroup;
+  if (o.setup === null) return { flags, setup: childSetup(SIGKILL, 0, [], pgid) };
+  const setup = o.setup.slice();
+  setup[2] = pgid;
+  return { flags, setup };
 }
 
 /** What a stage's stdio was asked to be, as [kind, fd]. */
@@ -219,8 +221,7 @@ export async function runPipeline(req: PipelineRequest): Promise<PipelineOutcome
       let flags = o.flags;
       let setup = o.setup;
       if (i > 0 && o.processGroup) {
-        flags = (flags & ~NativeFlag.NewProcessGroup) | NativeFlag.JoinProcessGroup;
-        setup = joining(o, pgid);
+        ({ flags, setup } = joiningGroup(o, pgid));
       }
       let capture = 0;
       let captureFrom: Int32Array | null = null;

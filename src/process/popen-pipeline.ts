@@ -5,13 +5,11 @@
 // what the last stages write, 'w' writes to what the first stages read.
 // close() waits for every stage; the status is dash's `$?`. A timeout or an
 // abort signals the running pipeline's group while a stage pins its id.
-import fs from 'node:fs';
 import net from 'node:net';
-import { binding, NativeFlag, NativeStdio } from '../binding/binding';
+import { binding, NativeStdio } from '../binding/binding';
 import type { NormalizedSpawn } from './options';
-import { childSetup } from './limits';
 import { spawnNormalized } from './spawn';
-import { shellStatus } from './pipeline';
+import { closeQuietly, joiningGroup, shellStatus } from './pipeline';
 import { signalNumberOf, type ExitStatus } from './status';
 import type { ListOp } from '../command/command-list';
 import type { Subprocess } from './subprocess';
@@ -28,14 +26,6 @@ export interface StartedPopenPipeline {
   done: Promise<ExitStatus>;
 }
 
-function closeQuietly(fd: number): void {
-  if (fd < 0) return;
-  try {
-    fs.closeSync(fd);
-  } catch {
-    // already closed
-  }
-}
 
 function setStdio(o: NormalizedSpawn, i: number, kind: NativeStdio, fd: number): void {
   o.stdio[i * 2] = kind;
@@ -108,10 +98,7 @@ export function startPopenList(items: PopenItem[], mode: 'r' | 'w'): StartedPope
         }
         setStdio(o, 2, stderrOf[0], stderrOf[1]);
         if (i > 0 && o.processGroup) {
-          o.flags = (o.flags & ~NativeFlag.NewProcessGroup) | NativeFlag.JoinProcessGroup;
-          const setup = o.setup === null ? childSetup(SIGKILL, 0, [], pgid) : o.setup.slice();
-          setup[2] = pgid;
-          o.setup = setup;
+          ({ flags: o.flags, setup: o.setup } = joiningGroup(o, pgid));
         }
         const child = spawnNormalized(o, undefined, n > 1 ? { stage: i, stages: n } : undefined);
         children.push(child);

@@ -5,12 +5,11 @@
 import { NativeStdio } from '../binding/binding';
 import type { Pipeline, Redirect } from '../command/command-list';
 import type { ExecOutcome } from './executor';
-import { runPipeline, shellStatus, type PipelineOutcome } from './pipeline';
+import { closeQuietly, runPipeline, shellStatus, type PipelineOutcome } from './pipeline';
 import { signalNumberOf, type ExitStatus } from './status';
 import { throwIfAborted } from './spawn';
 import type { PreparedExec } from './exec';
 import { binding } from '../binding/binding';
-import fs from 'node:fs';
 import net from 'node:net';
 
 /** Runs one prepared command (the executor, or the loop where it is unavailable). */
@@ -168,13 +167,7 @@ export async function runList(pl: PreparedList, first: PreparedExec, runOne: Run
       if (outcome.status.timedOut || outcome.status.aborted || (overflowed !== 0 && !first.truncate)) break;
     }
   } finally {
-    if (sharedIn !== null) {
-      try {
-        fs.closeSync(sharedIn[0]);
-      } catch {
-        // closed already
-      }
-    }
+    if (sharedIn !== null) closeQuietly(sharedIn[0]);
   }
   if (last === null) {
     // Nothing ran: only when the deadline passed before the first pipeline.
