@@ -4,6 +4,8 @@ import path from 'node:path';
 import { UsageError } from './cli-options';
 import { usageOf } from './help';
 import { runBench } from '../bench/spawn/run';
+import { parseBenchArgs } from '../bench/spawn/bench-args';
+import { probeRuntime } from '../bench/spawn/runtimes';
 import { definedFields } from '../util/defined-fields';
 import { parseGearmanBenchArgs } from '../bench/gearman/gearman-args';
 import { runGearmanBench } from '../bench/gearman/gearman-run';
@@ -54,16 +56,13 @@ async function bench(rest: string[]): Promise<number> {
     await runGearmanBench(parseGearmanBenchArgs(rest), (line) => out(`${line}\n`));
     return 0;
   }
-  let quick = false;
-  let seconds: number | undefined;
-  let outDir: string | undefined;
-  for (let i = 0; i < rest.length; i++) {
-    if (rest[i] === '--quick') quick = true;
-    else if (rest[i] === '--out' && rest[i + 1] !== undefined) outDir = path.resolve(rest[++i]);
-    else if (rest[i] === '--seconds' && Number(rest[i + 1]) > 0) seconds = Number(rest[++i]);
-    else throw new TypeError(`noshell bench: unknown argument ${JSON.stringify(rest[i])}\nusage: ${usageOf('bench')}`);
-  }
-  await runBench({ quick, ...definedFields({ seconds, outDir }), out });
+  const a = parseBenchArgs(rest, usageOf('bench'));
+  // Before anything is measured: a binary that cannot run the loop fails here.
+  const runtimes = a.runtimes.map((r) => probeRuntime(r.kind, r.path));
+  await runBench({
+    quick: a.quick, loopDelay: a.loopDelay, runtimes, out,
+    ...definedFields({ seconds: a.seconds, outDir: a.outDir, rounds: a.rounds, workloads: a.workloads, concurrency: a.concurrency, heaps: a.heaps }),
+  });
   return 0;
 }
 

@@ -26,7 +26,7 @@ describe('the npm tarball', () => {
   it('holds dist, types, both prebuilds, native sources with their binding.gyp, bench C sources and the docs', () => {
     const files = packed.files.map((f) => f.path);
     for (const needed of [
-      'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bench/reference.c', 'bench/plugin.c',
+      'package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'bench/reference.c', 'bench/plugin.c', 'bench/runtime-loop.mjs',
       'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts', 'dist/cli.js', 'dist/cli/build-addon.js',
       'prebuilds/linux-x64/noshell.glibc.node', 'prebuilds/linux-arm64/noshell.glibc.node', 'prebuilds/manifest.json',
       'native/binding.gyp', 'native/core/spawn.c', 'native/core/spawn.h', 'native/napi/addon.cc',
@@ -58,7 +58,7 @@ describe('the npm tarball', () => {
   });
 
   it('holds nothing else: no tests, fixtures, sources maps, build dirs or bench results', () => {
-    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|bench\/[\w-]+\.c|native\/(core|executor|napi|metrics)\/[\w-]+\.(c|cc|h)|native\/binding\.gyp|prebuilds\/manifest\.json|prebuilds\/linux-(x64|arm64)\/noshell\.glibc\.node|dist\/[\w/.-]+\.(js|mjs|d\.ts|d\.mts))$/;
+    const allowed = /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|bench\/[\w-]+\.c|bench\/runtime-loop\.mjs|native\/(core|executor|napi|metrics)\/[\w-]+\.(c|cc|h)|native\/binding\.gyp|prebuilds\/manifest\.json|prebuilds\/linux-(x64|arm64)\/noshell\.glibc\.node|dist\/[\w/.-]+\.(js|mjs|d\.ts|d\.mts))$/;
     const stray = packed.files.map((f) => f.path).filter((f) => !allowed.test(f));
     expect(stray).toEqual([]);
     expect(packed.files.some((f) => f.path.startsWith('dist/'))).toBe(true);

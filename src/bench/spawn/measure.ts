@@ -24,7 +24,7 @@ export interface Measurement {
   blockedP99Ms: number | null;
   blockedMaxMs: number | null;
   /** How late a 1 ms timer fired, per tick, over the same window (see
-   * loop-delay.ts), ms; null for the C reference. */
+   * loop-delay.ts), ms; null for the C reference and without the timer. */
   loopDelayP50Ms: number | null;
   loopDelayP99Ms: number | null;
   loopDelayMaxMs: number | null;
@@ -47,7 +47,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 export async function measure(
-  driver: Driver, workload: { id: string; argv: string[] }, concurrency: number, heapMiB: number, seconds: number,
+  driver: Driver, workload: { id: string; argv: string[] }, concurrency: number, heapMiB: number, seconds: number, loopDelay = true,
 ): Promise<Measurement> {
   const blocked: number[] = [];
   const op = driver.make(blocked);
@@ -73,17 +73,18 @@ export async function measure(
   const delay = new LoopDelay();
   task.addEventListener('start', () => {
     blocked.length = 0;
-    delay.start();
+    if (loopDelay) delay.start();
     cpu0 = process.cpuUsage();
     kids0 = childCpuMs();
     t0 = performance.now();
   });
-  let loop: LoopDelayStats;
+  let loop: LoopDelayStats | null;
   try {
     await bench.run();
   } finally {
     // Stopped on a throw too: a live 1 ms interval would keep the process up.
-    loop = delay.stop();
+    const stats = delay.stop();
+    loop = loopDelay ? stats : null;
   }
   const elapsed = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
@@ -107,9 +108,9 @@ export async function measure(
     blockedP50Ms: percentile(sorted, 50),
     blockedP99Ms: percentile(sorted, 99),
     blockedMaxMs: sorted.length === 0 ? NaN : sorted[sorted.length - 1],
-    loopDelayP50Ms: loop.p50Ms,
-    loopDelayP99Ms: loop.p99Ms,
-    loopDelayMaxMs: loop.maxMs,
+    loopDelayP50Ms: loop?.p50Ms ?? null,
+    loopDelayP99Ms: loop?.p99Ms ?? null,
+    loopDelayMaxMs: loop?.maxMs ?? null,
     roundsPerSec: [],
   };
 }

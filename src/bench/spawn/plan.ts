@@ -57,24 +57,49 @@ function specs(quick: boolean): StepSpec[] {
   ];
 }
 
+/** What a run leaves out or adds: only these concurrencies and heaps (all when absent); rows for every table. */
+export interface PlanOptions {
+  concurrency?: ReadonlySet<number>;
+  heaps?: ReadonlySet<number>;
+  /** Rows added to every table, after the in-process drivers (other runtimes: runtimes.ts). */
+  extra?: readonly string[];
+}
+
 /**
  * The run's tables. `workloads`: those available here (no plugin without a C
- * compiler); `concurrent(d)`: whether driver d can run concurrently.
+ * compiler) and asked for; `concurrent(d)`: whether driver d can run concurrently.
  */
-export function plan(quick: boolean, workloads: Set<string>, withReference: boolean, concurrent: (d: string) => boolean): StepPlan[] {
+export function plan(
+  quick: boolean, workloads: ReadonlySet<string>, withReference: boolean, concurrent: (d: string) => boolean, opts: PlanOptions = {},
+): StepPlan[] {
   // Merged per heap, so two specs with one heap still allocate it once.
   const steps: StepPlan[] = [];
   for (const s of specs(quick)) {
+    if (opts.heaps !== undefined && !opts.heaps.has(s.heapMiB)) continue;
     let step = steps.find((x) => x.heapMiB === s.heapMiB);
     if (step === undefined) steps.push((step = { heapMiB: s.heapMiB, tables: [] }));
     for (const concurrency of s.concurrency) {
+      if (opts.concurrency !== undefined && !opts.concurrency.has(concurrency)) continue;
       for (const workload of s.workloads.filter((w) => workloads.has(w))) {
         const drivers = s.drivers(workload).filter((d) => concurrency === 1 || concurrent(d));
-        step.tables.push({ workload, concurrency, heapMiB: s.heapMiB, drivers: [...(withReference ? [REFERENCE, REFERENCE_VFORK] : []), ...drivers] });
+        step.tables.push({
+          workload, concurrency, heapMiB: s.heapMiB,
+          drivers: [...(withReference ? [REFERENCE, REFERENCE_VFORK] : []), ...drivers, ...(opts.extra ?? [])],
+        });
       }
     }
   }
-  return steps;
+  return steps.filter((s) => s.tables.length > 0);
+}
+
+/** The workloads, concurrencies and heaps some table of the full (or quick) matrix has: what the filters may name. */
+export function planAxes(quick: boolean): { workloads: Set<string>; concurrency: Set<number>; heaps: Set<number> } {
+  const all = specs(quick);
+  return {
+    workloads: new Set(all.flatMap((s) => s.workloads)),
+    concurrency: new Set(all.flatMap((s) => s.concurrency)),
+    heaps: new Set(all.map((s) => s.heapMiB)),
+  };
 }
 
 export function tableKey(t: { workload: string; concurrency: number; heapMiB: number }): string {

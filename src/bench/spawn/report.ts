@@ -16,6 +16,10 @@ export interface RunMeta {
   quick: boolean;
   seconds: number;
   rounds: number;
+  /** Whether the 1 ms loop-delay timer ran beside every row. */
+  loopDelay: boolean;
+  /** Other runtimes measured: "bun 1.4.5 (/path)". */
+  runtimes: string[];
 }
 
 function fmt(n: number | null, digits = 0): string {
@@ -40,12 +44,14 @@ export function formatHeader(meta: RunMeta, workloads: Array<{ id: string; title
       `Each driver ran ${meta.rounds} rounds of ${meta.seconds} s, the rounds of a table interleaved; each row is its median round.`,
     '',
     ...workloads.map((w) => `- workload \`${w.id}\`: ${w.title}`),
+    ...meta.runtimes.map((r) => `- runtime: ${r}, its own process per round (bench/runtime-loop.mjs)`),
+    ...(meta.loopDelay ? [] : ['- note: no loop-delay timer (--no-loop-delay): the loop delay columns are empty']),
     ...notes.map((n) => `- note: ${n}`),
     '',
     'Columns: **spawns/s** completed operations per second; **rounds** the lowest and highest round; ' +
       '**× cp.exec**, **% of C** ratios to rows of the same table (% of C: to `C reference`, the C loop on glibc\'s posix_spawn; ' +
       '`C reference[vfork]` is the same loop on a plain vfork + execve, the cheapest spawn C has); **CPU ms/1k** user+system CPU per 1,000 operations ' +
-      '(parent: this Node process, all threads; child: the reaped children); ' +
+      '(parent: the process that spawns, all threads: this Node process, the C loop, or the runtime\'s own process; child: the reaped children); ' +
       '**blocked in call** time inside the synchronous call, per call; ' +
       '**loop delay** how late a 1 ms timer fired, per tick, over the same window. ' +
       'Both give p50 / p99 / max in ms. A loop delay above the blocked time is other work on the loop thread, ' +

@@ -10,6 +10,7 @@ import { measure, measureReference, type Measurement } from './measure';
 import { memoryChart } from './memory-chart';
 import { defaultOutDir } from '../out-dir';
 import { plan, REFERENCE, REFERENCE_VFORK, tableKey } from './plan';
+import { measureRuntime, runtimeDrivers, type Runtime, type RuntimeDriver } from './runtimes';
 import { formatDuration, Progress } from '../progress';
 import { formatHeader, formatTable, type RunMeta } from './report';
 import { compileIfPossible } from './tools';
@@ -21,6 +22,16 @@ export interface BenchOptions {
   seconds?: number;
   /** Where results.json, results.md and memory.svg go (default: see out-dir.ts). */
   outDir?: string;
+  /** Rounds per table (default 3, 2 with quick). */
+  rounds?: number;
+  /** Only these workloads, concurrencies and held heaps (MiB, 0: small) of the matrix. */
+  workloads?: readonly string[];
+  concurrency?: readonly number[];
+  heaps?: readonly number[];
+  /** Other runtimes: their rows join every table (runtimes.ts). */
+  runtimes?: readonly Runtime[];
+  /** Whether a 1 ms timer measures the loop delay (default true; it costs each row CPU of its own). */
+  loopDelay?: boolean;
   /** Results: the header and each table (stdout). */
   out: (text: string) => void;
   /** Progress and notes (stderr; default process.stderr). */
@@ -42,25 +53,39 @@ function holdMemory(mib: number): Buffer[] {
 
 export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   const seconds = opts.seconds ?? (opts.quick ? 0.25 : 0.6);
-  const rounds = opts.quick ? 2 : 3;
+  const rounds = opts.rounds ?? (opts.quick ? 2 : 3);
+  const loopDelay = opts.loopDelay ?? true;
   const outDir = opts.outDir ?? defaultOutDir();
   // Now rather than after minutes of measuring: an unwritable place fails at once.
   mkdirSync(outDir, { recursive: true });
   const reference = compileIfPossible('reference');
   const all = workloads();
   const byId = new Map<string, Workload>(all.map((w) => [w.id, w]));
-  const steps = plan(opts.quick, new Set(byId.keys()), reference !== null, (d) => driverTable[d].concurrent);
+  const external = new Map<string, RuntimeDriver>((opts.runtimes ?? []).flatMap(runtimeDrivers).map((d) => [d.id, d]));
+  const wanted = opts.workloads === undefined ? [...byId.keys()] : opts.workloads.filter((w) => byId.has(w));
+  const steps = plan(opts.quick, new Set(wanted), reference !== null, (d) => external.has(d) || driverTable[d].concurrent, {
+    extra: [...external.keys()],
+    ...(opts.concurrency ? { concurrency: new Set(opts.concurrency) } : {}),
+    ...(opts.heaps ? { heaps: new Set(opts.heaps) } : {}),
+  });
   const tables = steps.flatMap((s) => s.tables);
+  if (tables.length === 0) {
+    throw new TypeError(`noshell bench: no table of the ${opts.quick ? 'quick ' : ''}matrix has that workload, concurrency and heap here` +
+      (opts.workloads?.some((w) => !byId.has(w)) ? ` (not available here: ${opts.workloads.filter((w) => !byId.has(w)).join(', ')})` : ''));
+  }
   const progress = new Progress({
     name: 'bench', groupName: 'table', groups: tables.length,
     units: tables.reduce((n, t) => n + t.drivers.length * rounds, 0), ...(opts.progress ? { stream: opts.progress } : {}),
   });
   const meta: RunMeta = {
     date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model,
-    memGiB: Math.round(os.totalmem() / 2 ** 30), quick: opts.quick, seconds, rounds,
+    memGiB: Math.round(os.totalmem() / 2 ** 30), quick: opts.quick, seconds, rounds, loopDelay,
+    runtimes: (opts.runtimes ?? []).map((r) => `${r.kind} ${r.version} (${r.path})`),
   };
   const notes = reference !== null ? [] : ['no C compiler (cc) found: the C reference loop and the C plugin workload are skipped, ' +
     'and the "% of C" column with them (install build-essential or gcc to include them)'];
+  const missing = (opts.workloads ?? []).filter((w) => !byId.has(w));
+  if (missing.length > 0) notes.push(`not available here, left out: ${missing.join(', ')}`);
   const used = new Set(tables.map((t) => t.workload));
   const md: string[] = [formatHeader(meta, all.filter((w) => used.has(w.id)), notes)];
   opts.out(`${md[0]}\n`);
@@ -80,9 +105,12 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
         for (let round = 0; round < rounds; round++) {
           for (const d of table.drivers) {
             progress.step(`round ${round + 1}/${rounds} ${d}`);
+            const other = external.get(d);
             const m = d === REFERENCE || d === REFERENCE_VFORK
               ? await measureReference(reference!, w, table.concurrency, step.heapMiB, seconds, d === REFERENCE_VFORK ? 'vfork' : 'posix_spawn')
-              : await measure(driverTable[d], w, table.concurrency, step.heapMiB, seconds);
+              : other !== undefined
+                ? await measureRuntime(other, w, table.concurrency, step.heapMiB, seconds, loopDelay)
+                : await measure(driverTable[d], w, table.concurrency, step.heapMiB, seconds, loopDelay);
             samples.get(d)!.push(m);
             progress.unitDone();
           }
