@@ -75,7 +75,7 @@ export const COMMANDS: CommandHelp[] = [
     name: 'bench',
     summary: 'the fork-rate / check-workload comparison against child_process (and the C references)',
     synopsis: [
-      'noshell bench [--quick] [--seconds S] [--rounds N] [--out DIR] [--workloads W,…] [--concurrency N,…] [--heaps MiB,…] [--bun PATH] [--deno PATH] [--node PATH]… [--no-loop-delay]',
+      'noshell bench [--quick] [--seconds S] [--rounds N] [--out DIR] [--workloads W,…] [--concurrency N,…] [--heaps MiB,…] [--bun PATH] [--deno PATH] [--node PATH]… [--no-loop-delay] [--load]',
       'noshell bench --gearman [--jobs N] [--max-worker N] [--rounds N] [--key K]',
       'noshell bench --vs-nagios [--services N] [--interval S] [--workers 4,16] [--concurrency N] [--seconds S] [--rounds R] [--plugin PATH]',
       'noshell bench --scale [--quick | --sizes N,N,…] [--rate R] [--fill-rate R] [--seconds S] [--cli PATH]',
@@ -93,6 +93,7 @@ export const COMMANDS: CommandHelp[] = [
       ['--deno PATH', 'also Deno.Command in that Deno, in every table'],
       ['--node PATH', 'also noshell and child_process under that Node, in every table (repeatable)'],
       ['--no-loop-delay', 'no 1 ms timer beside the drivers: no loop delay columns, and none of the timer\'s own CPU in the figures'],
+      ['--load', 'two CPU hogs run beside every measurement'],
       ['--gearman', 'the C Mod-Gearman worker vs noshell\'s on a real gearmand (needs gearmand and the C peers)'],
       ['  --jobs N', 'jobs per round (default 5000)'],
       ['  --max-worker N', 'plugins at once per worker (default 16)'],

@@ -60,7 +60,7 @@ async function bench(rest: string[]): Promise<number> {
   // Before anything is measured: a binary that cannot run the loop fails here.
   const runtimes = a.runtimes.map((r) => probeRuntime(r.kind, r.path));
   await runBench({
-    quick: a.quick, loopDelay: a.loopDelay, runtimes, out,
+    quick: a.quick, loopDelay: a.loopDelay, load: a.load, runtimes, out,
     ...definedFields({ seconds: a.seconds, outDir: a.outDir, rounds: a.rounds, workloads: a.workloads, concurrency: a.concurrency, heaps: a.heaps }),
   });
   return 0;

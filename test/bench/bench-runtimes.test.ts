@@ -37,7 +37,8 @@ describe('bench arguments', () => {
       workloads: ['true', 'plugin'], concurrency: [1, 64], heaps: [0, 1024], rounds: 5, seconds: 0.5, loopDelay: false, quick: false,
       runtimes: [{ kind: 'bun', path: 'b' }, { kind: 'node', path: 'n1' }, { kind: 'deno', path: 'd' }, { kind: 'node', path: 'n2' }],
     });
-    expect(parseBenchArgs([], usage)).toEqual({ quick: false, runtimes: [], loopDelay: true });
+    expect(parseBenchArgs([], usage)).toEqual({ quick: false, runtimes: [], loopDelay: true, load: false });
+    expect(parseBenchArgs(['--load'], usage).load).toBe(true);
   });
 
   it('refuses what no table has, and values that are not numbers, naming the option', () => {

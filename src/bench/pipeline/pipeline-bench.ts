@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { exec } from '../../process/exec';
+import { startHogs } from '../cpu-hogs';
 import { childCpuMs } from '../spawn/measure';
 
 export interface PipelineBenchOptions {
@@ -72,10 +73,6 @@ function median(xs: number[]): number {
 }
 
 /** Two busy loops in their own processes, stopped by pid. */
-function startHogs(): cp.ChildProcess[] {
-  return [0, 1].map(() => cp.spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
-}
-
 /** The programs each way starts for one run, from strace -f; null without strace. */
 function execsOf(command: string, shell: boolean): string[] | null {
   const trace = path.join(os.tmpdir(), `noshell-pipeline-strace-${process.pid}`);
@@ -106,7 +103,7 @@ export async function runPipelineBench(o: PipelineBenchOptions): Promise<void> {
   out('CPU per run: this process (µs), the children as reaped (µs: for sh -c, dash and the stages it reaped).');
   try {
     for (const loaded of o.load ? [false, true] : [false]) {
-      const hogs = loaded ? startHogs() : [];
+      const hogs = loaded ? startHogs() : null;
       try {
         for (const inFlight of [1, 8]) {
           out('');
@@ -135,7 +132,7 @@ export async function runPipelineBench(o: PipelineBenchOptions): Promise<void> {
           }
         }
       } finally {
-        for (const h of hogs) h.kill('SIGKILL');
+        hogs?.stop();
       }
     }
     out('');

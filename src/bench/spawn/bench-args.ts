@@ -15,6 +15,8 @@ export interface BenchArgs {
   /** --bun, --deno, --node PATH, in the order given (probed by the caller: runtimes.ts). */
   runtimes: Array<{ kind: RuntimeKind; path: string }>;
   loopDelay: boolean;
+  /** Two CPU hogs beside the whole run. */
+  load: boolean;
 }
 
 const MAX_ROUNDS = 1000;
@@ -43,7 +45,7 @@ function list<T>(flag: string, value: string | undefined, parse: (item: string) 
 
 export function parseBenchArgs(rest: readonly string[], usage: string): BenchArgs {
   const axes = planAxes(false);
-  const a: BenchArgs = { quick: false, runtimes: [], loopDelay: true };
+  const a: BenchArgs = { quick: false, runtimes: [], loopDelay: true, load: false };
   const bad = (arg: string) => new TypeError(`noshell bench: unknown argument ${JSON.stringify(arg)}\nusage: ${usage}`);
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
@@ -51,6 +53,7 @@ export function parseBenchArgs(rest: readonly string[], usage: string): BenchArg
     switch (arg) {
       case '--quick': a.quick = true; break;
       case '--no-loop-delay': a.loopDelay = false; break;
+      case '--load': a.load = true; break;
       case '--out':
         if (value === undefined) throw bad(arg);
         a.outDir = path.resolve(rest[++i]);

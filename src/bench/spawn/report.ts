@@ -18,6 +18,8 @@ export interface RunMeta {
   rounds: number;
   /** Whether the 1 ms loop-delay timer ran beside every row. */
   loopDelay: boolean;
+  /** Whether two CPU hogs ran beside every measurement (--load). */
+  load: boolean;
   /** Other runtimes measured: "bun 1.4.5 (/path)". */
   runtimes: string[];
 }
@@ -41,11 +43,12 @@ export function formatHeader(meta: RunMeta, workloads: Array<{ id: string; title
     `# noshell bench${meta.quick ? ' --quick' : ''}`,
     '',
     `${meta.cpus} cores (${meta.cpu ?? '?'}), ${meta.memGiB} GiB, Node ${meta.node}; ${meta.date}. ` +
-      `Each driver ran ${meta.rounds} rounds of ${meta.seconds} s, the rounds of a table interleaved; each row is its median round.`,
+      `Each driver ran ${meta.rounds} rounds of ${meta.seconds} s, the rounds of a table interleaved (every other round in reverse order); each row is its median round.`,
     '',
     ...workloads.map((w) => `- workload \`${w.id}\`: ${w.title}`),
     ...meta.runtimes.map((r) => `- runtime: ${r}, its own process per round (bench/runtime-loop.mjs)`),
     ...(meta.loopDelay ? [] : ['- note: no loop-delay timer (--no-loop-delay): the loop delay columns are empty']),
+    ...(meta.load ? ['- note: two CPU hogs ran beside every measurement (--load)'] : []),
     ...notes.map((n) => `- note: ${n}`),
     '',
     'Columns: **spawns/s** completed operations per second; **rounds** the lowest and highest round; ' +

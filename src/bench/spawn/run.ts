@@ -11,6 +11,7 @@ import { memoryChart } from './memory-chart';
 import { defaultOutDir } from '../out-dir';
 import { plan, REFERENCE, REFERENCE_VFORK, tableKey } from './plan';
 import { measureRuntime, runtimeDrivers, type Runtime, type RuntimeDriver } from './runtimes';
+import { startHogs } from '../cpu-hogs';
 import { formatDuration, Progress } from '../progress';
 import { formatHeader, formatTable, type RunMeta } from './report';
 import { compileIfPossible } from './tools';
@@ -32,6 +33,8 @@ export interface BenchOptions {
   runtimes?: readonly Runtime[];
   /** Whether a 1 ms timer measures the loop delay (default true; it costs each row CPU of its own). */
   loopDelay?: boolean;
+  /** Two CPU hogs run through the whole matrix. */
+  load?: boolean;
   /** Results: the header and each table (stdout). */
   out: (text: string) => void;
   /** Progress and notes (stderr; default process.stderr). */
@@ -79,7 +82,7 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   });
   const meta: RunMeta = {
     date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model,
-    memGiB: Math.round(os.totalmem() / 2 ** 30), quick: opts.quick, seconds, rounds, loopDelay,
+    memGiB: Math.round(os.totalmem() / 2 ** 30), quick: opts.quick, seconds, rounds, loopDelay, load: opts.load === true,
     runtimes: (opts.runtimes ?? []).map((r) => `${r.kind} ${r.version} (${r.path})`),
   };
   const notes = reference !== null ? [] : ['no C compiler (cc) found: the C reference loop and the C plugin workload are skipped, ' +
@@ -93,6 +96,7 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
 
   const results: Measurement[] = [];
   const started = performance.now();
+  const hogs = opts.load === true ? startHogs() : null;
   try {
     for (const step of steps) {
       const held: Buffer[] = step.heapMiB > 0 ? holdMemory(step.heapMiB) : [];
@@ -101,9 +105,11 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
         progress.beginGroup(tableKey(table));
         const samples = new Map<string, Measurement[]>(table.drivers.map((d) => [d, []]));
         // Rounds go through every driver in turn, so a noisy moment hits all
-        // of them rather than one; each driver's median round is reported.
+        // of them rather than one, in the reverse order every other round, so
+        // that no driver always follows the same one; each driver's median
+        // round is reported.
         for (let round = 0; round < rounds; round++) {
-          for (const d of table.drivers) {
+          for (const d of round % 2 === 0 ? table.drivers : [...table.drivers].reverse()) {
             progress.step(`round ${round + 1}/${rounds} ${d}`);
             const other = external.get(d);
             const m = d === REFERENCE || d === REFERENCE_VFORK
@@ -127,6 +133,7 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
       held.length = 0;
     }
   } finally {
+    hogs?.stop();
     // A driver that throws still leaves the terminal's line clean for the error.
     progress.end();
   }
