@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -18,15 +19,6 @@ function cpuTicks(pid: number): number | null {
   }
 }
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return cond();
-}
-
 describe('cpu hogs', () => {
   it('burn CPU, and leave when the benchmark is killed', async () => {
     const script = `const { startHogs } = require(${JSON.stringify(path.join(ROOT, 'dist', 'bench', 'cpu-hogs.js'))});` +
@@ -34,9 +26,9 @@ describe('cpu hogs', () => {
     const bench = spawn(process.execPath, ['-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     bench.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-    expect(await until(() => out.includes('2'), 20_000)).toBe(true);
+    expect(await waitFor(() => out.includes('2'), 20_000)).toBe(true);
     const kids = () => readFileSync(`/proc/${bench.pid}/task/${bench.pid}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number);
-    expect(await until(() => kids().length === 2, 5000)).toBe(true);
+    expect(await waitFor(() => kids().length === 2, 5000)).toBe(true);
     const hogs = kids();
     const before = hogs.map((p) => cpuTicks(p)!);
     await new Promise((r) => setTimeout(r, 500));
@@ -44,6 +36,6 @@ describe('cpu hogs', () => {
     // bound leaves room for a machine busy with other tests).
     hogs.forEach((p, i) => expect(cpuTicks(p)! - before[i]).toBeGreaterThan(5));
     bench.kill('SIGKILL');
-    expect(await until(() => hogs.every((p) => cpuTicks(p) === null), 5000)).toBe(true);
+    expect(await waitFor(() => hogs.every((p) => cpuTicks(p) === null), 5000)).toBe(true);
   }, 30_000);
 });
