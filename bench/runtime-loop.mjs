@@ -4,8 +4,8 @@
 //
 //   <runtime> runtime-loop.mjs '<json>'       (deno: deno run -A runtime-loop.mjs '<json>')
 //
-// json: { api, seconds, concurrency, heapMiB, argv, loopDelay, noshell? }
-//   api: 'version' (print the runtime and stop), 'Bun.spawn', 'Deno.Command',
+// json: { api, seconds, concurrency, heapMiB, argv, loopDelay, parent, noshell? }
+//   api: 'version' (print the runtime, and with noshell whether it loads; then stop), 'Bun.spawn', 'Deno.Command',
 //        'noshell.execFile' (Node; `noshell` is the path of noshell's dist/index.js),
 //        'cp.execFile' (node:child_process, in any of the three)
 // Every operation runs argv, captures its stdout and waits for its exit, as the
@@ -14,6 +14,9 @@
 // CPU of this process (all threads) and of its reaped children, the time spent
 // in each synchronous call and, with loopDelay, how late a 1 ms timer fired
 // over the window (the timer costs CPU of its own: see docs/benchmarks.md).
+// Bun and Deno leave stderr out (/dev/null); execFile captures it: one pipe
+// more per operation on the Node rows. It stops as soon as its parent (the
+// benchmark, `parent`) is gone.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -68,11 +71,13 @@ function stats(values) {
 }
 
 /** Keeps `concurrency` operations in flight until `ms` have passed; returns how many ended. */
-async function run(start, concurrency, ms, blocked) {
+async function run(start, concurrency, ms, blocked, parent) {
   const end = performance.now() + ms;
   let done = 0;
   const worker = async () => {
     while (performance.now() < end) {
+      // The benchmark was killed: no one reads the result, stop spawning.
+      if (parent !== undefined && process.ppid !== parent) process.exit(2);
       const t = performance.now();
       const p = start();
       blocked?.push(performance.now() - t);
@@ -84,30 +89,52 @@ async function run(start, concurrency, ms, blocked) {
   return done;
 }
 
+/** The median gap between ticks of a 1 ms interval on an idle loop, over 60 ticks (at least 1 ms). */
+function idlePeriod() {
+  return new Promise((resolve) => {
+    const gaps = [];
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const t = performance.now();
+      gaps.push(t - last);
+      last = t;
+      if (gaps.length === 60) {
+        clearInterval(timer);
+        gaps.sort((a, b) => a - b);
+        resolve(Math.max(1, gaps[30]));
+      }
+    }, 1);
+  });
+}
+
 async function main() {
   const cfg = JSON.parse(process.argv[process.argv.length - 1]);
   if (cfg.api === 'version') {
-    process.stdout.write(`${JSON.stringify(runtime)}\n`);
+    const loads = cfg.noshell === undefined ? {} : { noshell: typeof createRequire(import.meta.url)(cfg.noshell).execFile === 'function' };
+    process.stdout.write(`${JSON.stringify({ ...runtime, ...loads })}\n`);
     return;
   }
   const held = [];
   for (let i = 0; i < cfg.heapMiB / 16; i++) held.push(new Uint8Array(16 << 20).fill(1));
   const start = starter(cfg);
-  await run(start, cfg.concurrency, Math.min(200, cfg.seconds * 200), null);
+  // A 1 ms timer's own period here, idle: Deno's fires about every 2 ms with
+  // nothing else to do. A delay is what a tick comes later than that.
+  const period = cfg.loopDelay ? await idlePeriod() : 1;
+  await run(start, cfg.concurrency, Math.min(200, cfg.seconds * 200), null, cfg.parent);
 
   const blocked = [];
   const delays = [];
   let last = performance.now();
   const tick = () => {
     const t = performance.now();
-    delays.push(Math.max(0, t - last - 1));
+    delays.push(Math.max(0, t - last - period));
     last = t;
   };
   const timer = cfg.loopDelay ? setInterval(tick, 1) : null;
   const cpu0 = process.cpuUsage();
   const kids0 = childCpuMs();
   const t0 = performance.now();
-  const spawns = await run(start, cfg.concurrency, cfg.seconds * 1000, blocked);
+  const spawns = await run(start, cfg.concurrency, cfg.seconds * 1000, blocked, cfg.parent);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const kids = childCpuMs() - kids0;
@@ -116,7 +143,7 @@ async function main() {
     clearInterval(timer);
   }
   process.stdout.write(`${JSON.stringify({
-    runtime, api: cfg.api, spawns, seconds, heldMiB: held.length * 16,
+    runtime, api: cfg.api, spawns, seconds, heldMiB: held.length * 16, timerPeriodMs: period,
     selfCpuMs: (cpu.user + cpu.system) / 1000, childCpuMs: kids,
     blocked: stats(blocked), loopDelay: stats(delays),
   })}\n`);

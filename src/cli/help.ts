@@ -89,7 +89,7 @@ export const COMMANDS: CommandHelp[] = [
       ['--workloads W,…', 'only these of true, echo, plugin, check_dummy, check_load, sh_plugin'],
       ['--concurrency N,…', 'only the tables at these of 1, 16, 64 in flight'],
       ['--heaps MiB,…', 'only the tables with this parent heap held: small (or 0), 256, 1024'],
-      ['--bun PATH', 'also Bun.spawn in that Bun, in every table (e.g. node_modules/@oven/bun-linux-x64/bin/bun)'],
+      ['--bun PATH', 'also Bun.spawn in that Bun, in every table (repeatable, as --deno)'],
       ['--deno PATH', 'also Deno.Command in that Deno, in every table'],
       ['--node PATH', 'also noshell and child_process under that Node, in every table (repeatable)'],
       ['--no-loop-delay', 'no 1 ms timer beside the drivers: no loop delay columns, and none of the timer\'s own CPU in the figures'],

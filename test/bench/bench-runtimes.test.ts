@@ -3,15 +3,17 @@
 // workload in its own process and reports what the in-process drivers do.
 // Bun and Deno come from NOSHELL_TEST_BUN / NOSHELL_TEST_DENO (CI fetches the
 // registry's @oven/bun-linux-x64 and @deno/linux-x64-glibc: .ci/runtimes).
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseBenchArgs } from '../../src/bench/spawn/bench-args';
 import { plan, REFERENCE } from '../../src/bench/spawn/plan';
-import { measureRuntime, probeRuntime, runtimeDrivers, type RuntimeKind } from '../../src/bench/spawn/runtimes';
+import { labelRuntimes, measureRuntime, probeRuntime, runtimeDrivers, type RuntimeKind } from '../../src/bench/spawn/runtimes';
 import { runBench } from '../../src/bench/spawn/run';
 
+const ROOT = path.resolve(__dirname, '..', '..');
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'noshell-bench-runtimes-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -49,7 +51,11 @@ describe('bench arguments', () => {
     expect(() => parseBenchArgs(['--rounds', '0'], usage)).toThrow(/--rounds needs a whole number from 1 to 1000/);
     expect(() => parseBenchArgs(['--rounds', '2.5'], usage)).toThrow(TypeError);
     expect(() => parseBenchArgs(['--seconds', 'NaN'], usage)).toThrow(/--seconds/);
+    expect(() => parseBenchArgs(['--seconds', '1e-9'], usage)).toThrow(/--seconds needs a number of seconds from 0.05 to 3600/);
     expect(() => parseBenchArgs(['--bun'], usage)).toThrow(/--bun needs the path of a bun binary/);
+    // An option where a value should be is not taken as one.
+    expect(() => parseBenchArgs(['--node', '--quick'], usage)).toThrow(/--node needs the path of a node binary/);
+    expect(() => parseBenchArgs(['--out', '--quick'], usage)).toThrow(/--out needs a directory/);
     expect(() => parseBenchArgs(['--workloads'], usage)).toThrow(/--workloads needs a value/);
     expect(() => parseBenchArgs(['--frobnicate'], usage)).toThrow(/unknown argument "--frobnicate"\nusage: noshell bench/);
     // Linear in the input, and the message stays short.
@@ -77,8 +83,14 @@ describe('runtime rows', () => {
   it('probes a binary: what it is and its version; refuses one that is something else or cannot run', () => {
     const node = probeRuntime('node', process.execPath);
     expect(node).toEqual({ kind: 'node', path: process.execPath, version: process.versions.node });
+    // Garbage, a JSON null and a version no table can print are refusals that name the option.
+    const liar = path.join(tmp, 'liar');
+    for (const said of ['null', '"node"', '{"name":"node","version":"1|2"}', '{"name":"node","version":"24.0.0"}']) {
+      writeFileSync(liar, `#!/bin/sh\necho '${said}'\n`, { mode: 0o755 });
+      expect(() => probeRuntime('node', liar), said).toThrow(/^noshell bench --node ".*liar": /);
+    }
     expect(runtimeDrivers(node).map((d) => d.id)).toEqual([`node ${process.versions.node}: noshell.execFile`, `node ${process.versions.node}: cp.execFile`]);
-    expect(() => probeRuntime('bun', process.execPath)).toThrow(/--bun ".*": that binary is not bun \(it ran the loop as node\)/);
+    expect(() => probeRuntime('bun', process.execPath)).toThrow(/--bun ".*": that binary is not bun \(it ran the loop as "node"\)/);
     expect(() => probeRuntime('deno', path.join(tmp, 'missing'))).toThrow(/--deno ".*missing": ENOENT/);
     const script = path.join(tmp, 'fake-node');
     writeFileSync(script, '#!/bin/sh\necho "not json"\n');
@@ -88,6 +100,25 @@ describe('runtime rows', () => {
     expect(() => probeRuntime('node', script)).toThrow(/could not run .*runtime-loop\.mjs/);
   });
 
+  it('two runtimes of one kind and version keep rows of their own, told apart by their paths; one binary twice is one', () => {
+    const a = { kind: 'node' as const, path: '/opt/a/node', version: '24.22.3' };
+    const b = { kind: 'node' as const, path: '/opt/b/node', version: '24.22.3' };
+    const c = { kind: 'bun' as const, path: '/opt/bun', version: '1.4.5' };
+    const labelled = labelRuntimes([a, b, c, a]);
+    expect(labelled.map((r) => r.label)).toEqual(['node 24.22.3 (/opt/a/node)', 'node 24.22.3 (/opt/b/node)', 'bun 1.4.5']);
+    const ids = labelled.flatMap(runtimeDrivers).map((d) => d.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(labelled.flatMap(runtimeDrivers).find((d) => d.id === 'node 24.22.3 (/opt/b/node): noshell.execFile')!.runtime.path).toBe('/opt/b/node');
+  });
+
+  it('the loop stops at once when the benchmark that started it is gone', () => {
+    const config = JSON.stringify({ api: 'cp.execFile', seconds: 30, concurrency: 1, heapMiB: 0, argv: ['/bin/true'], loopDelay: false, parent: 1 });
+    const started = Date.now();
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bench', 'runtime-loop.mjs'), config], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(2);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('measures noshell and child_process under another Node: real spawns, their CPU, the blocked time', async () => {
     const node = probeRuntime('node', process.execPath);
     for (const d of runtimeDrivers(node)) {
@@ -95,7 +126,9 @@ describe('runtime rows', () => {
       expect(m.driver).toBe(d.id);
       expect(m).toMatchObject({ workload: 'echo', concurrency: 4, heapMiB: 16 });
       expect(m.spawns).toBeGreaterThan(10);
-      expect(m.spawnsPerSec).toBeCloseTo(m.spawns / m.seconds);
+      // The window asked for (0.2 s), not the warm-up or the start of the runtime.
+      expect(m.seconds).toBeGreaterThanOrEqual(0.2);
+      expect(m.seconds).toBeLessThan(1.5);
       expect(m.parentCpuMsPer1k).toBeGreaterThan(0);
       expect(m.blockedP50Ms).toBeGreaterThan(0);
       expect(m.blockedP99Ms).toBeGreaterThanOrEqual(m.blockedP50Ms!);

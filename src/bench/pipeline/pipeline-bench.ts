@@ -103,7 +103,7 @@ export async function runPipelineBench(o: PipelineBenchOptions): Promise<void> {
   out('CPU per run: this process (µs), the children as reaped (µs: for sh -c, dash and the stages it reaped).');
   try {
     for (const loaded of o.load ? [false, true] : [false]) {
-      const hogs = loaded ? startHogs() : null;
+      const hogs = loaded ? await startHogs() : null;
       try {
         for (const inFlight of [1, 8]) {
           out('');

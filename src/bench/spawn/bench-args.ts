@@ -20,6 +20,8 @@ export interface BenchArgs {
 }
 
 const MAX_ROUNDS = 1000;
+/** Shorter, and a round may see no operation end (a C plugin takes ~1 ms; a fork with 1 GiB held ~40 ms). */
+const MIN_SECONDS = 0.05;
 
 function isDigits(s: string): boolean {
   if (s.length === 0 || s.length > 7) return false;
@@ -55,11 +57,13 @@ export function parseBenchArgs(rest: readonly string[], usage: string): BenchArg
       case '--no-loop-delay': a.loopDelay = false; break;
       case '--load': a.load = true; break;
       case '--out':
-        if (value === undefined) throw bad(arg);
+        if (value === undefined || value.length === 0 || value.startsWith('--')) throw new TypeError('noshell bench: --out needs a directory');
         a.outDir = path.resolve(rest[++i]);
         break;
       case '--seconds':
-        if (!(Number(value) > 0 && Number(value) <= 3600)) throw new TypeError(`noshell bench: --seconds needs a number of seconds above 0, up to 3600`);
+        if (!(Number(value) >= MIN_SECONDS && Number(value) <= 3600)) {
+          throw new TypeError(`noshell bench: --seconds needs a number of seconds from ${MIN_SECONDS} to 3600`);
+        }
         a.seconds = Number(rest[++i]);
         break;
       case '--rounds':
@@ -83,7 +87,9 @@ export function parseBenchArgs(rest: readonly string[], usage: string): BenchArg
       case '--bun':
       case '--deno':
       case '--node':
-        if (value === undefined || value.length === 0) throw new TypeError(`noshell bench: ${arg} needs the path of a ${arg.slice(2)} binary`);
+        if (value === undefined || value.length === 0 || value.startsWith('--')) {
+          throw new TypeError(`noshell bench: ${arg} needs the path of a ${arg.slice(2)} binary`);
+        }
         a.runtimes.push({ kind: arg.slice(2) as RuntimeKind, path: rest[++i] });
         break;
       default:

@@ -10,7 +10,7 @@ import { measure, measureReference, type Measurement } from './measure';
 import { memoryChart } from './memory-chart';
 import { defaultOutDir } from '../out-dir';
 import { plan, REFERENCE, REFERENCE_VFORK, tableKey } from './plan';
-import { measureRuntime, runtimeDrivers, type Runtime, type RuntimeDriver } from './runtimes';
+import { labelRuntimes, measureRuntime, runtimeDrivers, type Runtime, type RuntimeDriver } from './runtimes';
 import { startHogs } from '../cpu-hogs';
 import { formatDuration, Progress } from '../progress';
 import { formatHeader, formatTable, type RunMeta } from './report';
@@ -64,7 +64,8 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   const reference = compileIfPossible('reference');
   const all = workloads();
   const byId = new Map<string, Workload>(all.map((w) => [w.id, w]));
-  const external = new Map<string, RuntimeDriver>((opts.runtimes ?? []).flatMap(runtimeDrivers).map((d) => [d.id, d]));
+  const runtimes = labelRuntimes(opts.runtimes ?? []);
+  const external = new Map<string, RuntimeDriver>(runtimes.flatMap(runtimeDrivers).map((d) => [d.id, d]));
   const wanted = opts.workloads === undefined ? [...byId.keys()] : opts.workloads.filter((w) => byId.has(w));
   const steps = plan(opts.quick, new Set(wanted), reference !== null, (d) => external.has(d) || driverTable[d].concurrent, {
     extra: [...external.keys()],
@@ -83,7 +84,7 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   const meta: RunMeta = {
     date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model,
     memGiB: Math.round(os.totalmem() / 2 ** 30), quick: opts.quick, seconds, rounds, loopDelay, load: opts.load === true,
-    runtimes: (opts.runtimes ?? []).map((r) => `${r.kind} ${r.version} (${r.path})`),
+    runtimes: runtimes.map((r) => `${r.kind} ${r.version} (${r.path})`),
   };
   const notes = reference !== null ? [] : ['no C compiler (cc) found: the C reference loop and the C plugin workload are skipped, ' +
     'and the "% of C" column with them (install build-essential or gcc to include them)'];
@@ -96,7 +97,7 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
 
   const results: Measurement[] = [];
   const started = performance.now();
-  const hogs = opts.load === true ? startHogs() : null;
+  const hogs = opts.load === true ? await startHogs() : null;
   try {
     for (const step of steps) {
       const held: Buffer[] = step.heapMiB > 0 ? holdMemory(step.heapMiB) : [];

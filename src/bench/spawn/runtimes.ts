@@ -16,6 +16,8 @@ export interface Runtime {
   path: string;
   /** What the binary says it is: 1.4.5, 2.9.6, 24.22.3. */
   version: string;
+  /** How its rows are named: "bun 1.4.5", with the path when two runtimes would share it. */
+  label?: string;
 }
 
 /** A row of a runtime: the driver id the tables print, and the API the loop calls. */
@@ -49,26 +51,65 @@ export function probeRuntime(kind: RuntimeKind, file: string): Runtime {
   } catch (err) {
     throw new TypeError(`noshell bench --${kind} ${JSON.stringify(file)}: ${(err as Error).message}`, { cause: err });
   }
-  let said: { name?: unknown; version?: unknown };
+  let said: unknown;
   try {
-    const out = execFileSync(abs, scriptArgs({ kind, path: abs, version: '' }, { api: 'version' }), {
-      encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000,
+    // A Node also loads noshell itself, as its rows will: a missing build fails here.
+    const out = execFileSync(abs, scriptArgs({ kind, path: abs, version: '' }, { api: 'version', ...(kind === 'node' ? { noshell: NOSHELL } : {}) }), {
+      encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, maxBuffer: 1 << 20,
     });
-    said = JSON.parse(out.trim()) as typeof said;
+    said = JSON.parse(out.trim());
   } catch (err) {
     const e = err as { stderr?: string; message: string };
-    const detail = (e.stderr ?? '').trim().split('\n').slice(-3).join(' ') || e.message;
+    const detail = (e.stderr ?? '').trim().split('\n').slice(-3).join(' ').slice(0, 500) || e.message;
     throw new TypeError(`noshell bench --${kind} ${JSON.stringify(file)}: it could not run ${LOOP}: ${detail}`, { cause: err });
   }
-  if (said.name !== kind || typeof said.version !== 'string' || said.version.length > 40) {
-    throw new TypeError(`noshell bench --${kind} ${JSON.stringify(file)}: that binary is not ${kind} (it ran the loop as ${String(said.name).slice(0, 20)})`);
+  const got = typeof said === 'object' && said !== null ? said as { name?: unknown; version?: unknown; noshell?: unknown } : {};
+  if (got.name !== kind) {
+    throw new TypeError(`noshell bench --${kind} ${JSON.stringify(file)}: that binary is not ${kind} (it ran the loop as ${JSON.stringify(got.name ?? null)?.slice(0, 20)})`);
   }
-  return { kind, path: abs, version: said.version };
+  if (kind === 'node' && got.noshell !== true) {
+    throw new TypeError(`noshell bench --node ${JSON.stringify(file)}: that Node does not load noshell's ${NOSHELL}`);
+  }
+  if (typeof got.version !== 'string' || !isVersion(got.version)) {
+    throw new TypeError(`noshell bench --${kind} ${JSON.stringify(file)}: it gave no version this table can print`);
+  }
+  return { kind, path: abs, version: got.version };
+}
+
+/** 1.4.5, 24.22.3, 2.9.6-rc.1+build: digits, letters, dots, dashes and pluses, 40 at most. */
+function isVersion(v: string): boolean {
+  if (v.length === 0 || v.length > 40) return false;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    const ok = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46 || c === 45 || c === 43;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/**
+ * Names each runtime's rows: "bun 1.4.5"; two of one kind and version (two
+ * builds, a wrapper) are told apart by their paths, so no row takes another's.
+ */
+export function labelRuntimes(runtimes: readonly Runtime[]): Runtime[] {
+  const base = (r: Runtime) => `${r.kind} ${r.version}`;
+  const count = new Map<string, number>();
+  for (const r of runtimes) count.set(base(r), (count.get(base(r)) ?? 0) + 1);
+  const seen = new Set<string>();
+  const out: Runtime[] = [];
+  for (const r of runtimes) {
+    const label = count.get(base(r))! > 1 ? `${base(r)} (${r.path})` : base(r);
+    // The same binary given twice is measured once.
+    if (seen.has(label)) continue;
+    seen.add(label);
+    out.push({ ...r, label });
+  }
+  return out;
 }
 
 /** The rows a runtime adds to every table: its own API, and for Node noshell and child_process under that Node. */
 export function runtimeDrivers(rt: Runtime): RuntimeDriver[] {
-  const label = `${rt.kind} ${rt.version}`;
+  const label = rt.label ?? `${rt.kind} ${rt.version}`;
   const row = (api: RuntimeDriver['api']): RuntimeDriver => ({ id: `${label}: ${api}`, runtime: rt, api });
   if (rt.kind === 'bun') return [row('Bun.spawn')];
   if (rt.kind === 'deno') return [row('Deno.Command')];
@@ -88,11 +129,20 @@ interface LoopResult {
 export async function measureRuntime(
   d: RuntimeDriver, workload: { id: string; argv: string[] }, concurrency: number, heapMiB: number, seconds: number, loopDelay: boolean,
 ): Promise<Measurement> {
-  const config = { api: d.api, seconds, concurrency, heapMiB, argv: workload.argv, noshell: NOSHELL, loopDelay };
+  // parent: the loop leaves as soon as this process is gone (a benchmark killed outright).
+  const config = { api: d.api, seconds, concurrency, heapMiB, argv: workload.argv, noshell: NOSHELL, loopDelay, parent: process.pid };
   const { stdout } = await promisify(execFile)(d.runtime.path, scriptArgs(d.runtime, config), {
     encoding: 'utf8', maxBuffer: 1 << 20, timeout: (seconds + 120) * 1000,
   });
-  const r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as LoopResult;
+  let r: LoopResult;
+  try {
+    r = JSON.parse(stdout.trim().split('\n').pop() ?? '') as LoopResult;
+    if (typeof r.seconds !== 'number' || typeof r.selfCpuMs !== 'number' || typeof r.blocked !== 'object' || typeof r.loopDelay !== 'object') {
+      throw new TypeError('a result without its fields');
+    }
+  } catch (err) {
+    throw new Error(`${d.id} on ${workload.id}: the loop printed no result (${(err as Error).message}): ${JSON.stringify(stdout.slice(-200))}`, { cause: err });
+  }
   if (!(r.spawns > 0)) throw new Error(`${d.id} on ${workload.id}: no operation completed`);
   return {
     driver: d.id,
