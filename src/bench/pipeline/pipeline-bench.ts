@@ -72,7 +72,6 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
 
-/** Two busy loops in their own processes, stopped by pid. */
 /** The programs each way starts for one run, from strace -f; null without strace. */
 function execsOf(command: string, shell: boolean): string[] | null {
   const trace = path.join(os.tmpdir(), `noshell-pipeline-strace-${process.pid}`);

@@ -67,6 +67,8 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   const runtimes = labelRuntimes(opts.runtimes ?? []);
   const external = new Map<string, RuntimeDriver>(runtimes.flatMap(runtimeDrivers).map((d) => [d.id, d]));
   const wanted = opts.workloads === undefined ? [...byId.keys()] : opts.workloads.filter((w) => byId.has(w));
+  // Asked for but not here (no C compiler for the plugin, no monitoring-plugins).
+  const missing = (opts.workloads ?? []).filter((w) => !byId.has(w));
   const steps = plan(opts.quick, new Set(wanted), reference !== null, (d) => external.has(d) || driverTable[d].concurrent, {
     extra: [...external.keys()],
     ...(opts.concurrency ? { concurrency: new Set(opts.concurrency) } : {}),
@@ -75,7 +77,7 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   const tables = steps.flatMap((s) => s.tables);
   if (tables.length === 0) {
     throw new TypeError(`noshell bench: no table of the ${opts.quick ? 'quick ' : ''}matrix has that workload, concurrency and heap here` +
-      (opts.workloads?.some((w) => !byId.has(w)) ? ` (not available here: ${opts.workloads.filter((w) => !byId.has(w)).join(', ')})` : ''));
+      (missing.length > 0 ? ` (not available here: ${missing.join(', ')})` : ''));
   }
   const progress = new Progress({
     name: 'bench', groupName: 'table', groups: tables.length,
@@ -88,7 +90,6 @@ export async function runBench(opts: BenchOptions): Promise<Measurement[]> {
   };
   const notes = reference !== null ? [] : ['no C compiler (cc) found: the C reference loop and the C plugin workload are skipped, ' +
     'and the "% of C" column with them (install build-essential or gcc to include them)'];
-  const missing = (opts.workloads ?? []).filter((w) => !byId.has(w));
   if (missing.length > 0) notes.push(`not available here, left out: ${missing.join(', ')}`);
   const used = new Set(tables.map((t) => t.workload));
   const md: string[] = [formatHeader(meta, all.filter((w) => used.has(w.id)), notes)];
