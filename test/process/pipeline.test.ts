@@ -3,6 +3,7 @@
 // as SpawnErrors naming the stage and file, files opened as the command's
 // user, timeouts and aborts that stop every stage, CPU of every stage.
 import { execFileSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,10 +17,18 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'noshell-pipeline-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 if (!isRoot) console.warn('skipped: redirections as another user need root');
 
-/** Processes whose command line contains `marker` (pgrep -f), other than pgrep itself. */
+/**
+ * The sleeps these tests start carry this run's mark in their argument
+ * (`sleep 30.<mark>`): one a machine cannot already be running, as a fixed
+ * number can be (a CI host had a process with "4711" in its command line).
+ */
+const MARK = String(randomInt(100_000_000, 1_000_000_000));
+
+/** Processes running `sleep N.<part of the mark>` (pgrep -f), other than pgrep itself. */
 function running(marker: string): number[] {
   try {
-    return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-f', `sleep [0-9]*\\.?${marker}`], { encoding: 'utf8' })
+      .trim().split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
   }
@@ -116,17 +125,17 @@ describe('pipelines without a shell', () => {
 
   it('a timeout or an abort stops every stage (one process group)', async () => {
     const t = performance.now();
-    const err = await exec('/bin/sleep 30.4711 | /bin/sleep 31.4711', { timeout: 200 }).catch((e: unknown) => e);
+    const err = await exec(`/bin/sleep 30.${MARK} | /bin/sleep 31.${MARK}`, { timeout: 200 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExecError);
     expect(err).toMatchObject({ timedOut: true });
     expect(performance.now() - t).toBeLessThan(3000);
-    expect(running('4711')).toEqual([]);
+    expect(running(MARK)).toEqual([]);
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 100);
-    await expect(exec('/bin/true; /bin/sleep 32.4711 | /bin/cat', { signal: ac.signal })).rejects.toMatchObject({ aborted: true });
-    expect(running('4711')).toEqual([]);
+    await expect(exec(`/bin/true; /bin/sleep 32.${MARK} | /bin/cat`, { signal: ac.signal })).rejects.toMatchObject({ aborted: true });
+    expect(running(MARK)).toEqual([]);
     // The deadline is the whole list's: the second pipeline gets what is left.
-    const list = await exec('/bin/sleep 0.2; /bin/sleep 5.4711', { timeout: 600, reject: false });
+    const list = await exec(`/bin/sleep 0.2; /bin/sleep 5.${MARK}`, { timeout: 600, reject: false });
     expect(list.timedOut).toBe(true);
     expect(list.durationMs).toBeLessThan(2000);
   });
@@ -146,10 +155,10 @@ describe('pipelines without a shell', () => {
 
   it('lets the output go once every stage has exited and the grace ends', async () => {
     const t = performance.now();
-    const r = await exec("/bin/true | /bin/sh -c 'sleep 33.4711 & echo hi'");
+    const r = await exec(`/bin/true | /bin/sh -c 'sleep 33.${MARK} & echo hi'`);
     expect(r).toMatchObject({ stdout: 'hi\n', outputCut: true, exitCode: 0 });
     expect(performance.now() - t).toBeLessThan(3000);
-    for (const pid of running('33.4711')) process.kill(pid, 'SIGKILL');
+    for (const pid of running(`33.${MARK}`)) process.kill(pid, 'SIGKILL');
   });
 
   it('leaves no fds and no zombies after 200 pipelines', async () => {
@@ -215,15 +224,15 @@ describe('what an outside review found', () => {
   });
 
   it('a timeout SIGKILLs what is left of the group when the last stage exits', async () => {
-    const command = "/bin/sh -c '(trap \"\" TERM; exec /bin/sleep 37.4711) >/dev/null 2>&1 & exec /bin/sleep 38.4711' | /bin/cat";
+    const command = `/bin/sh -c '(trap "" TERM; exec /bin/sleep 37.${MARK}) >/dev/null 2>&1 & exec /bin/sleep 38.${MARK}' | /bin/cat`;
     await expect(exec(command, { timeout: 300, forceKillAfter: 0 })).rejects.toMatchObject({ timedOut: true });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(running('37.4711')).toEqual([]);
+    expect(running(`37.${MARK}`)).toEqual([]);
   });
 
   it('ref: false lets the process exit while a pipeline with input runs (once the input is in the pipe)', () => {
     const script = `require(${JSON.stringify(path.join(__dirname, '..', '..', 'dist', 'index.js'))})` +
-      ".exec('/bin/sleep 3.4711 | /bin/cat', { input: Buffer.alloc(1 << 10), ref: false, cleanup: true })";
+      `.exec('/bin/sleep 3.${MARK} | /bin/cat', { input: Buffer.alloc(1 << 10), ref: false, cleanup: true })`;
     const t = performance.now();
     execFileSync(process.execPath, ['-e', script]);
     expect(performance.now() - t).toBeLessThan(2500);
@@ -282,15 +291,15 @@ describe('popen of a pipeline', () => {
     const r = popen('/usr/bin/yes | /bin/cat | /bin/cat', 'r');
     for await (const line of r.lines()) if (line === 'y') break;
     expect((await r.close()).exitCode).not.toBe(null);
-    const t = popen('/bin/sleep 34.4711 | /bin/sleep 35.4711', 'r', { timeout: 200 });
+    const t = popen(`/bin/sleep 34.${MARK} | /bin/sleep 35.${MARK}`, 'r', { timeout: 200 });
     expect(await t.close()).toMatchObject({ timedOut: true });
-    expect(running('4711')).toEqual([]);
+    expect(running(MARK)).toEqual([]);
     expect(await openFds()).toBe(before);
   });
 
   it('a stage that cannot start throws SpawnError at once, naming it; in a later pipeline close() rejects', async () => {
-    expect(() => popen('/bin/sleep 36.4711 | /nonexistent/x', 'r')).toThrow(SpawnError);
-    expect(() => popen('/bin/sleep 36.4711 | /nonexistent/x', 'r')).toThrow(/stage 2 of 2/);
+    expect(() => popen(`/bin/sleep 36.${MARK} | /nonexistent/x`, 'r')).toThrow(SpawnError);
+    expect(() => popen(`/bin/sleep 36.${MARK} | /nonexistent/x`, 'r')).toThrow(/stage 2 of 2/);
     const later = popen('/usr/bin/printf a; /nonexistent/y', 'r');
     let text = '';
     for await (const chunk of later) text += String(chunk);
@@ -309,11 +318,11 @@ describe('popen of a pipeline', () => {
     w.write('abcdef');
     expect((await w.close()).exitCode).toBe(0);
     expect([fs.readFileSync(path.join(sub, 'f1'), 'utf8'), fs.readFileSync(path.join(sub, 'f2'), 'utf8')]).toEqual(['ab', 'cdef']);
-    const t = popen('/bin/true; /bin/sleep 39.4711; /usr/bin/touch never', 'r', { timeout: 200, cwd: sub });
+    const t = popen(`/bin/true; /bin/sleep 39.${MARK}; /usr/bin/touch never`, 'r', { timeout: 200, cwd: sub });
     for await (const chunk of t) void chunk;
     expect(await t.close()).toMatchObject({ timedOut: true });
     expect(fs.existsSync(path.join(sub, 'never'))).toBe(false);
-    expect(running('39.4711')).toEqual([]);
+    expect(running(`39.${MARK}`)).toEqual([]);
   });
 });
 
@@ -329,6 +338,6 @@ describe('one command with redirections where only one command runs', () => {
     expect(text).toBe('e\n');
     expect((await p.close()).exitCode).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(running('36.4711')).toEqual([]);
+    expect(running(`36.${MARK}`)).toEqual([]);
   });
 });
