@@ -2,7 +2,7 @@
 // happened into a CheckResult. It never rejects for anything the check did.
 import { parseDuration, type Duration } from '../util/duration';
 import { checkShellOption, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
-import { run, type ExecResult } from '../process/exec';
+import { execPlan, run, runPlanned, type ExecOptions, type ExecPlan, type ExecResult } from '../process/exec';
 import { ShellSyntaxError, SpawnError } from '../process/errors';
 import type { SpawnOptions } from '../process/options';
 import type { ResourceUsage } from '../process/status';
@@ -125,8 +125,22 @@ function classify(res: ExecResult, cmd: ResolvedCommand, timeout: number, timeou
   };
 }
 
-/** Runs a check; every outcome (also spawn errors and timeouts) is a CheckResult. */
-export async function runCheck(command: string | readonly string[], options?: CheckOptions): Promise<CheckResult> {
+/**
+ * @internal runCheck's options, checked: what runs of many checks that share
+ * one options object (CheckRunner's) take instead of checking them each run.
+ */
+export interface CheckPlan {
+  timeout: number;
+  timeoutState: CheckState;
+  shell: ShellOption;
+  /** What run() gets. */
+  execOptions: ExecOptions;
+  /** Spawn options checked once too (execPlan), or null: run() checks them each run. */
+  exec: ExecPlan | null;
+}
+
+/** @internal runCheck's own checks of its options (TypeError); the spawn options are run()'s or execPlan's to check. */
+export function checkPlan(options: CheckOptions | undefined): CheckPlan {
   const o: CheckOptions = options ?? {};
   if (typeof o !== 'object' || o === null || Array.isArray(o)) {
     throw new TypeError(`runCheck: options must be an object, got ${describe(options)}`);
@@ -149,10 +163,43 @@ export async function runCheck(command: string | readonly string[], options?: Ch
       throw new TypeError(`runCheck: unknown option ${JSON.stringify(key)}`);
     }
   }
+  const execOptions: ExecOptions = {
+    ...spawnOptions,
+    // After the spread: a caller's forceKillAfter: undefined means this default (issue 17).
+    forceKillAfter: o.forceKillAfter ?? DEFAULT_GRACE,
+    timeout,
+    maxBuffer: maxOutput,
+    encoding: 'utf8',
+    reject: false,
+  };
+  return { timeout, timeoutState, shell, execOptions, exec: null };
+}
 
+/**
+ * @internal checkPlan() with the spawn options checked too, for a runner's
+ * checks; null when they fail their checks (runCheck then says why, as it
+ * always has, on each run).
+ */
+export function sharedCheckPlan(options: CheckOptions | undefined): CheckPlan | null {
+  try {
+    const plan = checkPlan(options);
+    plan.exec = execPlan(plan.execOptions, 'runCheck', true);
+    return plan;
+  } catch {
+    return null;
+  }
+}
+
+/** Runs a check; every outcome (also spawn errors and timeouts) is a CheckResult. */
+export async function runCheck(command: string | readonly string[], options?: CheckOptions): Promise<CheckResult> {
+  return runPlannedCheck(command, checkPlan(options));
+}
+
+/** @internal runCheck with its options checked already. */
+export async function runPlannedCheck(command: string | readonly string[], plan: CheckPlan): Promise<CheckResult> {
   let cmd: ResolvedCommand;
   try {
-    cmd = resolveCommand(command, shell, 'runCheck');
+    cmd = resolveCommand(command, plan.shell, 'runCheck');
   } catch (err) {
     if (err instanceof ShellSyntaxError) {
       return { ...unknown(base(null, err.command), `Check command needs a shell (${err.reasons.join(', ')}) and shell is false`), spawnError: 'ESHELL' };
@@ -161,16 +208,8 @@ export async function runCheck(command: string | readonly string[], options?: Ch
   }
   const started = performance.now();
   try {
-    const res = await run(cmd, {
-      ...spawnOptions,
-      // After the spread: a caller's forceKillAfter: undefined means this default (issue 17).
-      forceKillAfter: o.forceKillAfter ?? DEFAULT_GRACE,
-      timeout,
-      maxBuffer: maxOutput,
-      encoding: 'utf8',
-      reject: false,
-    }, 'runCheck', true);
-    return classify(res, cmd, timeout, timeoutState);
+    const res = plan.exec !== null ? await runPlanned(cmd, plan.exec) : await run(cmd, plan.execOptions, 'runCheck', true);
+    return classify(res, cmd, plan.timeout, plan.timeoutState);
   } catch (err) {
     if (err instanceof SpawnError) {
       const plugin = cmd.viaShell ? '/bin/sh' : cmd.file;

@@ -7,7 +7,7 @@ import { runList } from './run-list';
 import { parseDuration, type Duration } from '../util/duration';
 import { checkShellOption, quoteArg, resolveCommand, type ResolvedCommand, type ShellOption } from '../command/shell-option';
 import { ExecError } from './errors';
-import { describe, normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
+import { commandArgv, describe, normalizeSpawn, type NormalizedSpawn, type SpawnOptions } from './options';
 import { traceExit, traceStart } from './diagnostics';
 import { execOnExecutor, executorAvailable, type ExecOutcome } from './executor';
 import { spawnNormalized, type CaptureRequest } from './spawn';
@@ -314,6 +314,50 @@ export function inputBytes(input: string | Uint8Array | undefined): Uint8Array |
 export async function run(cmd: ResolvedCommand, options: ExecOptions | undefined, api: string, truncate = false): Promise<ExecResult> {
   if (cmd.list !== null) return runCommandList(cmd, cmd.list, options, api, truncate);
   const p = prepareExec(cmd, options, api, truncate);
+  return execResultOf(p, await runPrepared(p));
+}
+
+/**
+ * @internal An exec's options checked once for the many commands that share
+ * them (a runner's checks share one options object, a plain one nothing
+ * writes to): the request prepareExec makes for a stand-in command, whose
+ * command part each run replaces. Options, validation and defaults are
+ * prepareExec's, so a planned run is the run() it stands for.
+ */
+export interface ExecPlan {
+  options: ExecOptions | undefined;
+  api: string;
+  truncate: boolean;
+  /**
+   * Null when a request cannot be reused: an environment made from
+   * process.env (`env` merged over it, or where the addon cannot share
+   * environ), read afresh at each spawn.
+   */
+  template: PreparedExec | null;
+  /** The argv0 option as checked, or undefined (the file is argv[0]). */
+  argv0: string | undefined;
+}
+
+const STAND_IN: ResolvedCommand = { file: '/', args: [], env: undefined, viaShell: false, display: '/', list: null };
+
+/** @internal Checks `options` once (TypeError/RangeError as run() would throw them) for runPlanned. */
+export function execPlan(options: ExecOptions | undefined, api: string, truncate: boolean): ExecPlan {
+  const template = prepareExec(STAND_IN, options, api, truncate);
+  const o = template.spawnOpts;
+  const reusable = o.envp === null && o.searchPath === null;
+  return { options, api, truncate, template: reusable ? template : null, argv0: options?.argv0 === undefined ? undefined : o.argv[0] };
+}
+
+/**
+ * @internal run(cmd, plan.options, plan.api, plan.truncate), with the options
+ * checked once: only the command is checked and put into the request. A
+ * command string's pipelines and NAME=value words take run()'s own path.
+ */
+export async function runPlanned(cmd: ResolvedCommand, plan: ExecPlan): Promise<ExecResult> {
+  const t = plan.template;
+  if (t === null || cmd.list !== null || cmd.env !== undefined) return run(cmd, plan.options, plan.api, plan.truncate);
+  const spawnOpts: NormalizedSpawn = { ...t.spawnOpts, file: cmd.file, argv: commandArgv(cmd.file, cmd.args, plan.argv0, plan.api) };
+  const p: PreparedExec = { ...t, spawnOpts, cmd };
   return execResultOf(p, await runPrepared(p));
 }
 

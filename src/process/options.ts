@@ -156,6 +156,33 @@ function stdioKind(value: unknown, i: number, out: Int32Array): void {
   out[i * 2 + 1] = fd;
 }
 
+function checkCommand(file: unknown, args: unknown, api: string): void {
+  checkString(file, `${api}: file`);
+  if ((file as string).length === 0) throw new TypeError(`${api}: file must not be empty`);
+  if (args !== undefined && !Array.isArray(args)) {
+    throw new TypeError(`${api}: args must be an array of strings, got ${describe(args)}`);
+  }
+}
+
+function argvOf(file: string, args: unknown[] | undefined, argv0: string | undefined): string[] {
+  const argv = [argv0 ?? file];
+  if (args !== undefined) {
+    for (let i = 0; i < args.length; i++) argv.push(checkString(args[i], `args[${i}]`));
+  }
+  return argv;
+}
+
+/**
+ * The command's part of normalizeSpawn: `file` and `args` checked, and the
+ * argv they run with (`argv0`, checked already, or the file first). Spawns
+ * that share their options (a runner's checks) check those once and call
+ * only this.
+ */
+export function commandArgv(file: unknown, args: unknown, argv0: string | undefined, api: string): string[] {
+  checkCommand(file, args, api);
+  return argvOf(file as string, args as unknown[] | undefined, argv0);
+}
+
 export function normalizeSpawn(
   file: unknown,
   args: unknown,
@@ -163,22 +190,13 @@ export function normalizeSpawn(
   api = 'spawn',
   extraKeys?: ReadonlySet<string>,
 ): NormalizedSpawn {
-  checkString(file, `${api}: file`);
-  if ((file as string).length === 0) throw new TypeError(`${api}: file must not be empty`);
-  if (args !== undefined && !Array.isArray(args)) {
-    throw new TypeError(`${api}: args must be an array of strings, got ${describe(args)}`);
-  }
+  checkCommand(file, args, api);
   const o: SpawnOptions = options ?? {};
   if (typeof o !== 'object' || o === null || Array.isArray(o)) {
     throw new TypeError(`${api}: options must be an object, got ${describe(options)}`);
   }
   checkOptionKeys(o, api, extraKeys);
-
-  const argv0 = o.argv0 === undefined ? (file as string) : checkString(o.argv0, 'argv0');
-  const argv = [argv0];
-  if (args !== undefined) {
-    for (let i = 0; i < args.length; i++) argv.push(checkString(args[i], `args[${i}]`));
-  }
+  const argv = argvOf(file as string, args as unknown[] | undefined, o.argv0 === undefined ? undefined : checkString(o.argv0, 'argv0'));
 
   let cwd: string | null = null;
   if (o.cwd !== undefined) {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { CheckRunner, type CheckRunResult, type Clock } from '../../src/index';
+import { CheckRunner, runCheck, type CheckOptions, type CheckResult, type CheckRunResult, type Clock } from '../../src/index';
 import { childProcesses, PROBE, waitFor } from '../helpers';
 
 /** Scheduling time is ours to move; the checks themselves run for real. */
@@ -376,5 +376,81 @@ describe('durations with units, as checks files take them', () => {
     expect(runner.metrics()).toMatch(/^noshell_check_interval_seconds\{check="a"\} 60$/m);
     expect(() => runner.add({ id: 'c', command: OK, interval: 'soon' })).toThrow('interval of c: expected a duration like 500, "250ms", "10s" or "5m", got "soon"');
     expect(() => runner.add({ id: 'd', command: OK, interval: '0ms' })).toThrow('interval of d must be a number of milliseconds >= 1');
+  });
+});
+
+describe("a runner's checks run as runCheck runs them (their options are checked once, on the first run)", () => {
+  /** A run of each definition through a runner (real clock; first runs spread over 400 ms), by id. */
+  async function runOnce(defs: Array<{ id: string; command: string | string[]; options?: CheckOptions }>): Promise<Map<string, CheckRunResult>> {
+    const runner = new CheckRunner({ concurrency: 8 });
+    const results = new Map<string, CheckRunResult>();
+    runner.on('result', (r: CheckRunResult) => results.set(r.id, r));
+    for (const d of defs) runner.add({ id: d.id, command: d.command, interval: 400, ...d.options });
+    runner.start();
+    expect(await waitFor(() => results.size === defs.length, 10_000)).toBe(true);
+    await runner.stop({ deadline: 1000 });
+    return results;
+  }
+
+  const pick = (r: CheckResult) => ({
+    state: r.state, output: r.output, exitCode: r.exitCode, signal: r.signal, timedOut: r.timedOut, truncated: r.truncated,
+    command: r.command, viaShell: r.viaShell, spawnError: r.spawnError, stdout: r.stdout, stderr: r.stderr,
+  });
+
+  it('argv0, a timeout and its state, maxOutput, NAME=value words, pipelines, a missing plugin, a bad option', async () => {
+    const defs: Array<{ id: string; command: string | string[]; options?: CheckOptions }> = [
+      { id: 'argv0', command: ['/bin/sh', '-c', 'echo "$0"'], options: { argv0: 'renamed' } },
+      { id: 'timeout', command: ['/bin/sleep', '5'], options: { timeout: 200, timeoutState: 2 } },
+      { id: 'cut', command: ['/bin/sh', '-c', 'printf %s 0123456789abcdef'], options: { maxOutput: 10 } },
+      { id: 'words', command: `NOSHELL_PLAN_WORD=7 /bin/sh -c 'echo "$NOSHELL_PLAN_WORD"'` },
+      { id: 'pipeline', command: '/bin/echo abc | /usr/bin/tr a-c x-z' },
+      { id: 'missing', command: ['/nonexistent/check_plan'] },
+      { id: 'shell', command: '/bin/echo $((6 * 7))', options: { shell: 'auto' } },
+      { id: 'bad', command: ['/bin/true'], options: { killSignal: 'SIGNOPE' as never } },
+    ];
+    const results = await runOnce(defs);
+    const expected: Record<string, Partial<CheckResult>> = {
+      argv0: { state: 0, output: 'renamed' },
+      timeout: { state: 2, timedOut: true },
+      cut: { state: 0, output: '0123456789', truncated: true },
+      words: { state: 0, output: '7' },
+      pipeline: { state: 0, output: 'xyz' },
+      missing: { state: 3, spawnError: 'ENOENT' },
+      shell: { state: 0, output: '42', viaShell: true },
+    };
+    for (const d of defs) {
+      const mine = results.get(d.id)!;
+      if (d.id === 'bad') {
+        const err = await runCheck(d.command, d.options).catch((e: unknown) => e as Error);
+        expect(err).toBeInstanceOf(TypeError);
+        expect(mine).toMatchObject({ state: 3, spawnError: 'EINVAL', output: `Check definition error: ${(err as Error).message}` });
+        continue;
+      }
+      expect(mine, d.id).toMatchObject(expected[d.id]);
+      const alone = await runCheck(d.command, d.options);
+      expect(pick(mine), d.id).toEqual(pick(alone));
+    }
+  });
+
+  it('the environment is read at each run, with an env option and without', async () => {
+    const runner = new CheckRunner();
+    const seen: Record<string, string[]> = { plain: [], merged: [] };
+    runner.on('result', (r: CheckRunResult) => seen[r.id].push(r.output));
+    const show = ['/bin/sh', '-c', 'echo "$NOSHELL_PLAN_ENV ${NOSHELL_PLAN_OWN:-}"'];
+    process.env.NOSHELL_PLAN_ENV = 'first';
+    try {
+      runner.add({ id: 'plain', command: show, interval: 150 });
+      runner.add({ id: 'merged', command: show, interval: 150, env: { NOSHELL_PLAN_OWN: 'own' } });
+      runner.start();
+      expect(await waitFor(() => seen.plain.length >= 1 && seen.merged.length >= 1, 5000)).toBe(true);
+      process.env.NOSHELL_PLAN_ENV = 'second';
+      const [p, m] = [seen.plain.length, seen.merged.length];
+      expect(await waitFor(() => seen.plain.length > p && seen.merged.length > m, 5000)).toBe(true);
+      await runner.stop();
+    } finally {
+      delete process.env.NOSHELL_PLAN_ENV;
+    }
+    expect([seen.plain[0], seen.plain.at(-1)]).toEqual(['first', 'second']);
+    expect([seen.merged[0], seen.merged.at(-1)]).toEqual(['first own', 'second own']);
   });
 });

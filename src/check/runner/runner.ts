@@ -11,7 +11,7 @@ import { MinHeap } from './heap';
 import { formatMetrics, metricsChunks, type MetricsChunksOptions } from '../../metrics/scrape/runner-text';
 import { checkDefinitionOf, checkFiguresList, eachCheckFigures, type FiguresList } from '../model/figures-list';
 import { NO_ERRORS } from '../plugin/plugin-output';
-import { runCheck, type CheckOptions, type CheckResult } from '../run-check';
+import { runCheck, runPlannedCheck, sharedCheckPlan, type CheckOptions, type CheckPlan, type CheckResult } from '../run-check';
 import {
   checkDefinition, hashFraction, MAX_TIMER_MS, systemClock,
   type CheckDefinition, type Clock, type KeptDefinition, type RunnerOptions, type RunnerStats,
@@ -51,6 +51,13 @@ export class CheckRunner extends EventEmitter {
    */
   readonly #stopAbort = new AbortController();
   readonly #options = new SharedOptions(this.#stopAbort.signal);
+  /**
+   * Each options object's checks, made on its first run: the runner's
+   * options objects are its own (SharedOptions) and nothing writes to them,
+   * so what runCheck would check on every run is checked once (null: they
+   * fail, and runCheck says how on each run, as it always has).
+   */
+  readonly #plans = new WeakMap<CheckOptions, CheckPlan | null>();
   #stopping: Promise<void> | null = null;
   #idle: Array<() => void> = [];
   #startedAt = 0;
@@ -292,7 +299,9 @@ export class CheckRunner extends EventEmitter {
     const startedAt = this.#clock.now();
     let result: CheckResult;
     try {
-      result = await runCheck(entry.def.command, entry.options);
+      let plan = this.#plans.get(entry.options);
+      if (plan === undefined) this.#plans.set(entry.options, plan = sharedCheckPlan(entry.options));
+      result = plan !== null ? await runPlannedCheck(entry.def.command, plan) : await runCheck(entry.def.command, entry.options);
     } catch (err) {
       // Only bad options get here (runCheck turns all else into results).
       result = {
