@@ -172,6 +172,10 @@ export async function serveMetrics(registry: MetricsSource, options: ServeMetric
   server.on('connection', (socket: Socket) => {
     held.add(socket);
     socket.once('close', () => held.delete(socket));
+    // A socket destroyed here (a send timeout, a victim) says 'close' a turn
+    // later: it holds no slot meanwhile, or a scrape that came in that turn
+    // found the cap full of connections already gone and was closed.
+    if (held.size > maxConnections) for (const s of held) if (s.destroyed) held.delete(s);
     if (held.size > maxConnections) {
       // The oldest idle connection; else the response that has run longest, if past slowResponseMs.
       let victim: Socket | null = null;
