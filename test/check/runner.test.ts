@@ -432,6 +432,23 @@ describe("a runner's checks run as runCheck runs them (their options are checked
     }
   });
 
+  it('300 checks with options of their own (more than the runner keeps checked) each run with theirs', async () => {
+    const defs = Array.from({ length: 300 }, (_, i) => ({ id: `own${i}`, command: ['/bin/sh', '-c', 'echo "$0"'], options: { argv0: `argv0-${i}` } }));
+    const runner = new CheckRunner({ concurrency: 16 });
+    const outputs = new Map<string, Set<string>>();
+    runner.on('result', (r: CheckRunResult) => {
+      const seen = outputs.get(r.id) ?? new Set<string>();
+      seen.add(r.output);
+      outputs.set(r.id, seen);
+    });
+    for (const d of defs) runner.add({ id: d.id, command: d.command, interval: 1000, ...d.options });
+    runner.start();
+    // Every check twice: the second runs come after the kept ones were let go.
+    expect(await waitFor(() => outputs.size === 300 && runner.stats().completed >= 600, 20_000)).toBe(true);
+    await runner.stop({ deadline: 1000 });
+    for (let i = 0; i < 300; i++) expect([...outputs.get(`own${i}`)!]).toEqual([`argv0-${i}`]);
+  });
+
   it('the environment is read at each run, with an env option and without', async () => {
     const runner = new CheckRunner();
     const seen: Record<string, string[]> = { plain: [], merged: [] };

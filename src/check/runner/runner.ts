@@ -24,6 +24,9 @@ import { SharedOptions } from './shared-options';
 
 export type { CheckDefinition, CheckRunResult, Clock, KeptDefinition, RunnerOptions, RunnerStats } from '../model/definition';
 
+/** Options objects whose checks a runner keeps (see #plans). */
+const PLANS = 256;
+
 export class CheckRunner extends EventEmitter {
   readonly #clock: Clock;
   readonly #concurrency: number;
@@ -55,9 +58,13 @@ export class CheckRunner extends EventEmitter {
    * Each options object's checks, made on its first run: the runner's
    * options objects are its own (SharedOptions) and nothing writes to them,
    * so what runCheck would check on every run is checked once (null: they
-   * fail, and runCheck says how on each run, as it always has).
+   * fail, and runCheck says how on each run, as it always has). Checks
+   * added one after another with the same options share one object, so a
+   * checks file needs a few; past PLANS kept (every check with options of
+   * its own) they are let go and made again as runs need them: ~1 KB each
+   * would otherwise grow with the number of checks.
    */
-  readonly #plans = new WeakMap<CheckOptions, CheckPlan | null>();
+  readonly #plans = new Map<CheckOptions, CheckPlan | null>();
   #stopping: Promise<void> | null = null;
   #idle: Array<() => void> = [];
   #startedAt = 0;
@@ -300,7 +307,10 @@ export class CheckRunner extends EventEmitter {
     let result: CheckResult;
     try {
       let plan = this.#plans.get(entry.options);
-      if (plan === undefined) this.#plans.set(entry.options, plan = sharedCheckPlan(entry.options));
+      if (plan === undefined) {
+        if (this.#plans.size >= PLANS) this.#plans.clear();
+        this.#plans.set(entry.options, plan = sharedCheckPlan(entry.options));
+      }
       result = plan !== null ? await runPlannedCheck(entry.def.command, plan) : await runCheck(entry.def.command, entry.options);
     } catch (err) {
       // Only bad options get here (runCheck turns all else into results).
