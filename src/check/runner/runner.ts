@@ -60,9 +60,10 @@ export class CheckRunner extends EventEmitter {
    * so what runCheck would check on every run is checked once (null: they
    * fail, and runCheck says how on each run, as it always has). Checks
    * added one after another with the same options share one object, so a
-   * checks file needs a few; past PLANS kept (every check with options of
-   * its own) they are let go and made again as runs need them: ~1 KB each
-   * would otherwise grow with the number of checks.
+   * checks file needs a few; past PLANS kept (checks with options of their
+   * own) the one used longest ago is let go and made again when a run needs
+   * it: ~1 KB each would otherwise grow with the number of checks, and the
+   * objects many checks share, used on every turn, stay.
    */
   readonly #plans = new Map<CheckOptions, CheckPlan | null>();
   #stopping: Promise<void> | null = null;
@@ -308,9 +309,13 @@ export class CheckRunner extends EventEmitter {
     try {
       let plan = this.#plans.get(entry.options);
       if (plan === undefined) {
-        if (this.#plans.size >= PLANS) this.#plans.clear();
-        this.#plans.set(entry.options, plan = sharedCheckPlan(entry.options));
+        // The one used longest ago goes (a Map keeps insertion order; a hit moves its key last).
+        if (this.#plans.size >= PLANS) this.#plans.delete(this.#plans.keys().next().value!);
+        plan = sharedCheckPlan(entry.options);
+      } else {
+        this.#plans.delete(entry.options);
       }
+      this.#plans.set(entry.options, plan);
       result = plan !== null ? await runPlannedCheck(entry.def.command, plan) : await runCheck(entry.def.command, entry.options);
     } catch (err) {
       // Only bad options get here (runCheck turns all else into results).
