@@ -11,6 +11,7 @@ import { createPayloadCodec } from '../../src/gearman/payload/crypto';
 import { formatJob, type JobType } from '../../src/gearman/payload/job-payload';
 import { PacketType } from '../../src/gearman/protocol/packet';
 import { executeJob } from '../../src/gearman/worker/execute-job';
+import { JobPlans, runJob, type JobOutcome, type JobSettings } from '../../src/gearman/worker/run-job';
 import { WorkerMetrics } from '../../src/gearman/worker/worker-metrics';
 import { formatWorkerMetrics } from '../../src/metrics/text/gearman-worker-text';
 import { GearmanWorker } from '../../src/gearman/worker/worker';
@@ -287,5 +288,58 @@ describe('executeJob', () => {
     expect(logged.join('\n')).toMatch(/error: job H:1 \(service\): internal error/);
     expect(formatWorkerMetrics(ctx.metrics, { maxWorker: 1, connected: 0, reconnects: 0, resultsSubmitted: 0, resultsQueued: 0, resultsDropped: 0 }))
       .toMatch(/queue="service",result="unknown"\} 1/);
+  });
+});
+
+describe('runJob with the checked options kept (JobPlans)', () => {
+  const base: JobSettings = { identifier: 'nsw', defaultTimeout: 60, timeoutReturn: 2, showErrorOutput: true, maxOutput: 10 * 1024 * 1024 };
+  const job = (commandLine: string, timeout = 0, extra: object = {}) =>
+    ({ type: 'service', hostName: 'h', serviceDescription: 's', resultQueue: 'check_results', commandLine, timeout, knownKeys: 5, ...extra }) as Parameters<typeof runJob>[0];
+  const same = (o: JobOutcome) => ({ returnCode: o.returnCode, output: o.output, timedOut: o.timedOut, aborted: o.aborted, viaShell: o.viaShell, spawnError: o.spawnError });
+
+  it('gives each job what runJob without them gives: output, codes, shell, notifications, a missing plugin', async () => {
+    const plans = new JobPlans();
+    const jobs = [
+      job(`${PLUGIN} ok 'all good|t=1'`), job(`${PLUGIN} crit x`, 30), job(`${PLUGIN} exit 7`),
+      job(`${PLUGIN} stderr`), job('/bin/echo $HOME | /bin/cat'), job('/nonexistent/plugin 1'),
+      job('/bin/sh -c "echo $NAGIOS_SERVICEOUTPUT"', 0, { type: 'notification', pluginOutput: 'from the core' }),
+      job(`${PLUGIN} ok again`),
+    ];
+    for (const j of jobs) {
+      const planned = same(await runJob(j, { ...base, plans }));
+      expect(planned).toEqual(same(await runJob(j, base)));
+    }
+    const notified = await runJob(jobs[6], { ...base, plans });
+    expect(notified.returnCode).toBe(0);
+  });
+
+  it('each job keeps its own timeout, and a new signal is the one that aborts', async () => {
+    const plans = new JobPlans();
+    expect((await runJob(job('/bin/true', 5), { ...base, plans })).timedOut).toBe(false);
+    const t0 = Date.now();
+    const slow = await runJob(job('/bin/sleep 5', 1), { ...base, plans });
+    expect(slow.timedOut).toBe(true);
+    expect(slow.output).toBe('(Service Check Timed Out On Worker: nsw)');
+    expect(Date.now() - t0).toBeLessThan(4000);
+    expect((await runJob(job('/bin/sleep 0.3', 5), { ...base, plans })).timedOut).toBe(false);
+    const first = new AbortController();
+    expect((await runJob(job('/bin/true', 5), { ...base, plans, signal: first.signal })).aborted).toBe(false);
+    const second = new AbortController();
+    const running = runJob(job('/bin/sleep 4', 5), { ...base, plans, signal: second.signal });
+    setTimeout(() => second.abort(), 100);
+    const t1 = Date.now();
+    expect((await running).aborted).toBe(true);
+    expect(Date.now() - t1).toBeLessThan(3000);
+  });
+
+  it('options it refuses throw on every job, and 100 timeouts from the payloads each run with their own', async () => {
+    const plans = new JobPlans();
+    const bad = { ...base, defaultTimeout: Number.NaN, plans };
+    await expect(runJob(job('/bin/true'), bad)).rejects.toThrow(/timeout must be a number of milliseconds/);
+    await expect(runJob(job('/bin/true'), bad)).rejects.toThrow(/timeout must be a number of milliseconds/);
+    const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => runJob(job('/bin/true', 100 + i), { ...base, plans })));
+    expect(outcomes.every((o) => o.returnCode === 0 && !o.timedOut)).toBe(true);
+    // The first timeout's plan was evicted long ago; it is made again.
+    expect((await runJob(job('/bin/sleep 3', 1), { ...base, plans })).timedOut).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
 import type { PayloadCodec } from '../payload/crypto';
 import { escapeOutput, formatResult, jobTime, type CheckJob } from '../payload/job-payload';
 import { LogLimit, peerText } from '../protocol/log-limit';
-import { runJob, type JobOutcome } from './run-job';
+import { runJob, type JobOutcome, type JobPlans } from './run-job';
 import type { JobResultLabel, WorkerMetrics } from './worker-metrics';
 import type { ResolvedWorkerOptions } from './worker-options';
 
@@ -23,6 +23,8 @@ export interface ExecuteContext {
   codec: PayloadCodec;
   metrics: WorkerMetrics;
   log: (level: 'error' | 'info' | 'debug', message: string) => void;
+  /** The jobs' checked exec options, kept from job to job. */
+  plans?: JobPlans;
 }
 
 const MAX_OUTPUT = 10 * 1024 * 1024; // the C worker's output cap
@@ -47,7 +49,7 @@ export async function executeJob(
   try {
     outcome = await runJob(job, {
       identifier: o.identifier, defaultTimeout: o.jobTimeout, timeoutReturn: o.timeoutReturn,
-      showErrorOutput: o.showErrorOutput, maxOutput: MAX_OUTPUT, signal,
+      showErrorOutput: o.showErrorOutput, maxOutput: MAX_OUTPUT, signal, plans: ctx.plans,
     });
   } catch (err) {
     // Whatever went wrong in here, the core still gets a result for its

@@ -8,7 +8,7 @@
 import { constants } from 'node:os';
 import { resolveCommand, type ResolvedCommand } from '../../command/shell-option';
 import { SpawnError } from '../../process/errors';
-import { run } from '../../process/exec';
+import { execPlan, run, runPlanned, type ExecOptions, type ExecPlan } from '../../process/exec';
 import type { ResourceUsage } from '../../process/status';
 import { escapeOutput, type CheckJob } from '../payload/job-payload';
 
@@ -22,6 +22,53 @@ export interface JobSettings {
   /** Cap on captured stdout/stderr bytes (the C worker's 10 MB). */
   maxOutput: number;
   signal?: AbortSignal;
+  /** Checked exec options kept from job to job (see JobPlans); without it each job checks its own. */
+  plans?: JobPlans | undefined;
+}
+
+/** Timeouts whose checked options a JobPlans keeps: job payloads choose them, so they are bounded. */
+const PLANS = 64;
+
+/**
+ * The exec options of a worker's jobs, checked once: they differ only in the
+ * job's timeout (the core sends one or two). Kept for the last 64 timeouts
+ * used, the one used longest ago going first; a change of maxOutput or
+ * signal starts over.
+ */
+export class JobPlans {
+  private readonly byTimeout = new Map<number, ExecPlan>();
+  private maxOutput = -1;
+  private signal: AbortSignal | undefined;
+
+  /** The plan for these settings; throws as run() would for options it refuses. */
+  get(timeoutMs: number, s: JobSettings): ExecPlan {
+    if (s.maxOutput !== this.maxOutput || s.signal !== this.signal) {
+      this.byTimeout.clear();
+      this.maxOutput = s.maxOutput;
+      this.signal = s.signal;
+    }
+    let plan = this.byTimeout.get(timeoutMs);
+    if (plan !== undefined) {
+      // Most recently used last: the first key is the one to evict.
+      this.byTimeout.delete(timeoutMs);
+    } else {
+      plan = execPlan(jobExecOptions(timeoutMs, s, undefined), 'gearman-worker', true);
+      if (this.byTimeout.size >= PLANS) this.byTimeout.delete(this.byTimeout.keys().next().value as number);
+    }
+    this.byTimeout.set(timeoutMs, plan);
+    return plan;
+  }
+}
+
+function jobExecOptions(timeoutMs: number, s: JobSettings, env: Record<string, string> | undefined): ExecOptions {
+  return {
+    timeout: timeoutMs, killSignal: 'SIGTERM', forceKillAfter: 1000, maxBuffer: s.maxOutput,
+    encoding: 'utf8', reject: false, signal: s.signal,
+    // Plugins die with the worker, SIGKILL and OOM kill included.
+    cleanup: true,
+    // An env option costs a merged environment per spawn: only notifications need one.
+    ...(env !== undefined ? { env } : {}),
+  };
 }
 
 export interface JobOutcome {
@@ -150,14 +197,10 @@ export async function runJob(job: CheckJob, s: JobSettings): Promise<JobOutcome>
     };
   }
   try {
-    const res = await run(cmd, {
-      timeout: timeoutMs, killSignal: 'SIGTERM', forceKillAfter: 1000, maxBuffer: s.maxOutput,
-      encoding: 'utf8', reject: false, signal: s.signal,
-      // Plugins die with the worker, SIGKILL and OOM kill included.
-      cleanup: true,
-      // An env option costs a merged environment per spawn: only notifications need one.
-      ...(Object.keys(env).length > 0 ? { env } : {}),
-    }, 'gearman-worker', true);
+    const jobEnv = Object.keys(env).length > 0 ? env : undefined;
+    const res = jobEnv === undefined && s.plans !== undefined
+      ? await runPlanned(cmd, s.plans.get(timeoutMs, s))
+      : await run(cmd, jobExecOptions(timeoutMs, s, jobEnv), 'gearman-worker', true);
     stdout = res.stdout as string;
     stderr = res.stderr as string;
     timedOut = res.timedOut;

@@ -16,6 +16,7 @@ import { statusAnswer } from './status-answer';
 import { configChanges, type WorkerReconfigured } from './worker-changes';
 import { WorkerMetrics } from './worker-metrics';
 import { resolveWorkerOptions, type GearmanWorkerOptions, type ResolvedWorkerOptions } from './worker-options';
+import { JobPlans } from './run-job';
 import { WorkerServers } from './worker-servers';
 import { formatWorkerMetrics } from '../../metrics/text/gearman-worker-text';
 
@@ -58,7 +59,7 @@ export class GearmanWorker extends EventEmitter {
     setMaxListeners(0, this.killAll.signal);
     const conn = connectionOptions(options, this.log);
     this.results = new ResultClients(this.resolved.servers, definedFields({ ...conn, maxQueued: options.maxQueuedResults }), this.log);
-    this.ctx = { options: this.resolved, client: this.results, codec, metrics: this.metricsData, log: this.log };
+    this.ctx = { options: this.resolved, client: this.results, codec, metrics: this.metricsData, log: this.log, plans: new JobPlans() };
     this.servers = new WorkerServers(this.resolved.servers, conn, this.resolved.maxWorker, {
       log: this.log,
       abilities: () => [...this.resolved.queues, this.statusQueue],
