@@ -422,12 +422,21 @@ int noshell_executor_start(const noshell_executor_options_t* opts,
     free(ex);
     return err;
   }
-  /* The thread inherits the mask it is created with: every signal blocked,
-   * so process-directed ones (SIGCHLD, SIGINT, ...) go to Node's threads.
-   * The children get an empty mask (spawn.c, child.c). Raw syscall:
-   * pthread_sigmask is GLIBC_2.32. */
+  /* The thread inherits the mask it is created with: every signal blocked
+   * but SIGCHLD, so process-directed ones (SIGINT, SIGTERM, ...) go to
+   * Node's threads. SIGCHLD is left open because this thread is the parent
+   * of its children: the kernel drops a child's SIGCHLD at its exit only
+   * when the parent thread does not block it and nobody handles it (Node's
+   * default). Blocked here, it was queued for the process and woke the
+   * event-loop thread once per exit, only to be thrown away there. With a
+   * handler installed (child_process's, or process.on('SIGCHLD')), it may
+   * now run on this thread: every wait here handles EINTR. The children
+   * get an empty mask (spawn.c, child.c), and every signal is blocked
+   * around the clone (child.c). Raw syscall: pthread_sigmask is
+   * GLIBC_2.32. */
   sigset_t all, old;
   memset(&all, 0xff, sizeof(all));
+  sigdelset(&all, SIGCHLD);
   syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
   /* Its own stack size, not RLIMIT_STACK's (libuv's default): a spawn here
    * carves the child's 64 KiB stack out of its frame (child.c), one ~73 KiB

@@ -46,6 +46,18 @@ static __thread noshell_executor_t* ex;
     }                                         \
   } while (0)
 
+/* A SIGCHLD handler without SA_RESTART, as a host may install: the executor
+ * threads leave SIGCHLD open (they are its children's parents), so it runs
+ * there and interrupts their waits; every job must still come back right. */
+static int sigchld_seen, sigchld_off_main; /* atomics: it runs on any thread */
+static pid_t main_tid;
+
+static void on_sigchld(int sig) {
+  (void) sig;
+  __atomic_store_n(&sigchld_seen, 1, __ATOMIC_RELAXED);
+  if (gettid() != main_tid) __atomic_store_n(&sigchld_off_main, 1, __ATOMIC_RELAXED);
+}
+
 static void notify(void* arg) {
   (void) arg;
   pthread_mutex_lock(&mu);
@@ -231,6 +243,12 @@ static void check_result(noshell_job_t* job) {
 
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
+  main_tid = gettid();
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_sigchld;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGCHLD, &sa, NULL);
   /* The core keeps one /dev/null open for the process (stdio.c): open it
    * before counting. */
   {
@@ -360,6 +378,8 @@ int main(void) {
   CHECK(count_cmdline("sleep\0007.25") == 0, "cleanup jobs' groups left running: %d", count_cmdline("sleep\0007.25"));
   CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "a child was left behind");
   CHECK(count_fds() == fds_before, "fds: %d before, %d after", fds_before, count_fds());
+  int chld = __atomic_load_n(&sigchld_seen, __ATOMIC_RELAXED), off_main = __atomic_load_n(&sigchld_off_main, __ATOMIC_RELAXED);
+  CHECK(chld && off_main, "SIGCHLD handler: ran %d, off the main thread %d", chld, off_main);
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
