@@ -23,12 +23,23 @@ static int is_exec_candidate(const char* path, const char* cwd,
     if (n < 0 || (size_t) n >= sizeof(full)) return 0;
     path = full;
   }
-  if (noshell_stat(path, &st) != 0) {
+  /* Retried on EINTR: a signal on a mount that honours interrupts (FUSE)
+   * must not make a directory look empty and pick a later PATH entry. */
+  int r;
+  while ((r = noshell_stat(path, &st)) != 0 && errno == EINTR) {
+  }
+  if (r != 0) {
     if (errno == EACCES) *saw_eacces = 1;
     return 0;
   }
   /* execve() of a directory fails with EACCES; execvp skips it and says so. */
-  if (S_ISDIR(st.st_mode) || access(path, X_OK) != 0) {
+  if (S_ISDIR(st.st_mode)) {
+    *saw_eacces = 1;
+    return 0;
+  }
+  while ((r = access(path, X_OK)) != 0 && errno == EINTR) {
+  }
+  if (r != 0) {
     *saw_eacces = 1;
     return 0;
   }

@@ -321,7 +321,8 @@ describe('runJob with the checked options kept (JobPlans)', () => {
     expect(slow.timedOut).toBe(true);
     expect(slow.output).toBe('(Service Check Timed Out On Worker: nsw)');
     expect(Date.now() - t0).toBeLessThan(4000);
-    expect((await runJob(job('/bin/sleep 0.3', 5), { ...base, plans })).timedOut).toBe(false);
+    // Longer than the 1 s timeout just used: the 5 s one must be back.
+    expect((await runJob(job('/bin/sleep 1.5', 5), { ...base, plans })).timedOut).toBe(false);
     const first = new AbortController();
     expect((await runJob(job('/bin/true', 5), { ...base, plans, signal: first.signal })).aborted).toBe(false);
     const second = new AbortController();

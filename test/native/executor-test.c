@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,16 +47,19 @@ static __thread noshell_executor_t* ex;
     }                                         \
   } while (0)
 
-/* A SIGCHLD handler without SA_RESTART, as a host may install: the executor
- * threads leave SIGCHLD open (they are its children's parents), so it runs
- * there and interrupts their waits; every job must still come back right. */
-static int sigchld_seen, sigchld_off_main; /* atomics: it runs on any thread */
-static pid_t main_tid;
+/* A SIGCHLD handler without SA_RESTART, as a host may install. The
+ * executor threads leave SIGCHLD open (they are its children's parents);
+ * every other thread here blocks it once they are started, so the handler
+ * can only run on an executor thread and interrupt its waits there. Every
+ * job must still come back right. */
+static int sigchld_seen, sigchld_on_executor; /* atomics: set from the handler */
 
 static void on_sigchld(int sig) {
   (void) sig;
+  char name[16] = {0};
   __atomic_store_n(&sigchld_seen, 1, __ATOMIC_RELAXED);
-  if (gettid() != main_tid) __atomic_store_n(&sigchld_off_main, 1, __ATOMIC_RELAXED);
+  if (prctl(PR_GET_NAME, name, 0, 0, 0) == 0 && strcmp(name, "noshell-exec") == 0)
+    __atomic_store_n(&sigchld_on_executor, 1, __ATOMIC_RELAXED);
 }
 
 static void notify(void* arg) {
@@ -243,7 +247,6 @@ static void check_result(noshell_job_t* job) {
 
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
-  main_tid = gettid();
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_handler = on_sigchld;
@@ -261,6 +264,11 @@ int main(void) {
   int fds_before = count_fds();
   noshell_executor_options_t opts = {notify, NULL, reap_later, 8};
   for (int t = 0; t < THREADS; t++) CHECK(noshell_executor_start(&opts, &executors[t]) == 0, "start");
+  /* From here on only the executor threads take SIGCHLD (the submitters inherit this). */
+  sigset_t chld_set;
+  sigemptyset(&chld_set);
+  sigaddset(&chld_set, SIGCHLD);
+  pthread_sigmask(SIG_BLOCK, &chld_set, NULL);
   pthread_t threads[THREADS];
   for (int t = 0; t < THREADS; t++)
     pthread_create(&threads[t], NULL, submitter, (void*) (intptr_t) (t * PER_THREAD));
@@ -378,8 +386,44 @@ int main(void) {
   CHECK(count_cmdline("sleep\0007.25") == 0, "cleanup jobs' groups left running: %d", count_cmdline("sleep\0007.25"));
   CHECK(waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD, "a child was left behind");
   CHECK(count_fds() == fds_before, "fds: %d before, %d after", fds_before, count_fds());
-  int chld = __atomic_load_n(&sigchld_seen, __ATOMIC_RELAXED), off_main = __atomic_load_n(&sigchld_off_main, __ATOMIC_RELAXED);
-  CHECK(chld && off_main, "SIGCHLD handler: ran %d, off the main thread %d", chld, off_main);
+  int chld = __atomic_load_n(&sigchld_seen, __ATOMIC_RELAXED), on_ex = __atomic_load_n(&sigchld_on_executor, __ATOMIC_RELAXED);
+  CHECK(chld && on_ex, "SIGCHLD handler: ran %d, on an executor thread %d", chld, on_ex);
+  /* An executor started by a thread that blocks SIGCHLD (a host reading it
+   * with signalfd or sigwait) keeps it blocked: it must not take and drop
+   * the host's SIGCHLDs. */
+  {
+    noshell_executor_t* blocked_ex;
+    CHECK(noshell_executor_start(&opts, &blocked_ex) == 0, "start with SIGCHLD blocked");
+    const char* argv[] = {"/bin/true", NULL};
+    ex = blocked_ex;
+    noshell_job_free(run_one(make_job(2000, argv)));
+    char path[300], line[256];
+    int found = 0, chld_blocked = 0;
+    DIR* d = opendir("/proc/self/task");
+    struct dirent* e;
+    while ((e = readdir(d)) != NULL) {
+      if (e->d_name[0] == '.') continue;
+      snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+      FILE* f = fopen(path, "r");
+      if (f == NULL) continue;
+      int ours = fgets(line, sizeof(line), f) != NULL && strcmp(line, "noshell-exec\n") == 0;
+      fclose(f);
+      if (!ours) continue;
+      snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+      f = fopen(path, "r");
+      while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+        unsigned long long blk;
+        if (sscanf(line, "SigBlk: %llx", &blk) == 1) {
+          found++;
+          chld_blocked += (blk >> (SIGCHLD - 1)) & 1;
+        }
+      }
+      if (f != NULL) fclose(f);
+    }
+    closedir(d);
+    CHECK(found == 1 && chld_blocked == 1, "executor started with SIGCHLD blocked: %d found, %d block it", found, chld_blocked);
+    noshell_executor_stop(blocked_ex);
+  }
   printf("%d passed, %d failed\n", passed, failed);
   return failed != 0;
 }
