@@ -21,6 +21,7 @@ import {
   CHANGED, EntryFigures, figuresOf, GRID, keepResult, newEntry, NEXT, planNext, QUEUED, runResultOf, statusOf, type Entry,
 } from './runner-entry';
 import { SharedOptions } from './shared-options';
+import { LruMap } from '../../util/lru-map';
 
 export type { CheckDefinition, CheckRunResult, Clock, KeptDefinition, RunnerOptions, RunnerStats } from '../model/definition';
 
@@ -65,7 +66,7 @@ export class CheckRunner extends EventEmitter {
    * it: ~1 KB each would otherwise grow with the number of checks, and the
    * objects many checks share, used on every turn, stay.
    */
-  readonly #plans = new Map<CheckOptions, CheckPlan | null>();
+  readonly #plans = new LruMap<CheckOptions, CheckPlan | null>(PLANS);
   #stopping: Promise<void> | null = null;
   #idle: Array<() => void> = [];
   #startedAt = 0;
@@ -307,15 +308,7 @@ export class CheckRunner extends EventEmitter {
     const startedAt = this.#clock.now();
     let result: CheckResult;
     try {
-      let plan = this.#plans.get(entry.options);
-      if (plan === undefined) {
-        // The one used longest ago goes (a Map keeps insertion order; a hit moves its key last).
-        if (this.#plans.size >= PLANS) this.#plans.delete(this.#plans.keys().next().value!);
-        plan = sharedCheckPlan(entry.options);
-      } else {
-        this.#plans.delete(entry.options);
-      }
-      this.#plans.set(entry.options, plan);
+      const plan = this.#plans.get(entry.options, sharedCheckPlan);
       result = plan !== null ? await runPlannedCheck(entry.def.command, plan) : await runCheck(entry.def.command, entry.options);
     } catch (err) {
       // Only bad options get here (runCheck turns all else into results).

@@ -10,6 +10,7 @@ import { resolveCommand, type ResolvedCommand } from '../../command/shell-option
 import { SpawnError } from '../../process/errors';
 import { execPlan, run, runPlanned, type ExecOptions, type ExecPlan } from '../../process/exec';
 import type { ResourceUsage } from '../../process/status';
+import { LruMap } from '../../util/lru-map';
 import { escapeOutput, type CheckJob } from '../payload/job-payload';
 
 export interface JobSettings {
@@ -36,7 +37,7 @@ const PLANS = 64;
  * signal starts over.
  */
 export class JobPlans {
-  private readonly byTimeout = new Map<number, ExecPlan>();
+  private readonly byTimeout = new LruMap<number, ExecPlan>(PLANS);
   private maxOutput = -1;
   private signal: AbortSignal | undefined;
 
@@ -47,16 +48,7 @@ export class JobPlans {
       this.maxOutput = s.maxOutput;
       this.signal = s.signal;
     }
-    let plan = this.byTimeout.get(timeoutMs);
-    if (plan !== undefined) {
-      // Most recently used last: the first key is the one to evict.
-      this.byTimeout.delete(timeoutMs);
-    } else {
-      plan = execPlan(jobExecOptions(timeoutMs, s, undefined), 'gearman-worker', true);
-      if (this.byTimeout.size >= PLANS) this.byTimeout.delete(this.byTimeout.keys().next().value as number);
-    }
-    this.byTimeout.set(timeoutMs, plan);
-    return plan;
+    return this.byTimeout.get(timeoutMs, () => execPlan(jobExecOptions(timeoutMs, s, undefined), 'gearman-worker', true));
   }
 }
 
