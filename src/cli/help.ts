@@ -52,7 +52,7 @@ export const COMMANDS: CommandHelp[] = [
     name: 'run',
     summary: 'schedule the checks of a JSON or YAML file, print results, serve /metrics',
     synopsis: [
-      'noshell run <checks.json|.yaml> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]',
+      'noshell run <checks.json|.yaml> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--tick D] [--allow-root]',
       'noshell run --check <checks.json|.yaml>',
     ],
     options: [
@@ -61,6 +61,7 @@ export const COMMANDS: CommandHelp[] = [
       ['--metrics-port N', 'serve Prometheus metrics on http://HOST:N/metrics'],
       ['--metrics-host H', 'the address to serve them on (default 127.0.0.1)'],
       ['--concurrency N', 'checks running at once (default: the file\'s concurrency, else 32)'],
+      ['--tick D', 'checks due within D start together, at most D late (default: the file\'s tick, else 50ms; 0: each when due)'],
       ['--allow-root', 'run checks as root when noshell runs as root and a check names no user'],
       ['-h, --help', 'this help'],
     ],
@@ -77,7 +78,7 @@ export const COMMANDS: CommandHelp[] = [
     synopsis: [
       'noshell bench [--quick] [--seconds S] [--rounds N] [--out DIR] [--workloads W,…] [--concurrency N,…] [--heaps MiB,…] [--bun PATH] [--deno PATH] [--node PATH]… [--no-loop-delay] [--load]',
       'noshell bench --gearman [--jobs N] [--max-worker N] [--rounds N] [--key K]',
-      'noshell bench --vs-nagios [--services N] [--interval S] [--workers 4,16] [--concurrency N] [--seconds S] [--rounds R] [--plugin PATH]',
+      'noshell bench --vs-nagios [--services N] [--interval S] [--workers 4,16] [--concurrency N] [--tick D] [--seconds S] [--rounds R] [--plugin PATH]',
       'noshell bench --scale [--quick | --sizes N,N,…] [--rate R] [--fill-rate R] [--seconds S] [--cli PATH]',
       'noshell bench --pipelines [--runs N] [--rounds R] [--load]',
     ],
@@ -104,6 +105,7 @@ export const COMMANDS: CommandHelp[] = [
       ['  --interval S', 'check interval in seconds (default 1)'],
       ['  --workers 4,16', 'Nagios check-worker counts to try (default 16)'],
       ['  --concurrency N', 'CheckRunner concurrency (default 64)'],
+      ['  --tick D', 'CheckRunner tick (default 50ms, as noshell run; 0: each check when due)'],
       ['  --seconds S', 'measured seconds per round (default 15, after 5 s of warm-up)'],
       ['  --rounds R', 'rounds (default 2)'],
       ['  --plugin PATH', 'the plugin both run (default check_dummy 0 ok)'],

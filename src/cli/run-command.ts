@@ -1,4 +1,4 @@
-// noshell run <checks file> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--allow-root]
+// noshell run <checks file> [--format json|text] [--metrics-port N [--metrics-host H]] [--concurrency N] [--tick D] [--allow-root]
 // noshell run --check <checks file>
 import { CheckRunner, type CheckRunResult } from '../check/runner/runner';
 import { escapeControls } from '../util/control-chars';
@@ -21,13 +21,16 @@ import { quoteText } from '../util/quote-text';
 import { countOf } from '../util/count-text';
 import { programWarnings } from '../config/program-warning';
 import { formatDuration } from '../bench/progress';
+import { parseDuration } from '../util/duration';
+import { MAX_TICK_MS, runnerTick } from '../check/model/definition';
+import { DEFAULT_RUN_TICK_MS } from '../config/checks-file-shape';
 
 const DEADLINE = 5000;
 
 export const runUsage = usageOf('run');
 
 const RUN_OPTIONS = {
-  format: 'value', 'metrics-port': 'value', 'metrics-host': 'value', concurrency: 'value', 'allow-root': 'flag', check: 'flag',
+  format: 'value', 'metrics-port': 'value', 'metrics-host': 'value', concurrency: 'value', tick: 'value', 'allow-root': 'flag', check: 'flag',
 } as const;
 
 function isDigits(s: string): boolean {
@@ -83,13 +86,24 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
     }
     concurrency = Number(concurrencyText);
   }
+  const tickText = valueOf(o, 'tick');
+  let tick: number | undefined;
+  if (tickText !== undefined) {
+    const what = `a duration: 0 (none), or ${MAX_TICK_MS / 1000} s at most (50ms, 0.1, 1s)`;
+    if (tickText.trimStart().startsWith('-')) throw bad('tick', what, tickText);
+    try {
+      tick = runnerTick(parseDuration(tickText, '--tick', 's'));
+    } catch {
+      throw bad('tick', what, tickText);
+    }
+  }
   const allowRoot = o.values.has('allow-root');
   const checkOnly = o.values.has('check');
   const loopWindow = checkOnly ? null : loopDelayInterval();
   // From before the file is loaded: the start's own blocks are reported too.
   const loopReport = loopWindow === null ? null : startLoopDelayReport(loopWindow, err);
   try {
-    return await runLoaded(file, { format, port, host, concurrency, allowRoot, checkOnly }, out, err);
+    return await runLoaded(file, { format, port, host, concurrency, tick, allowRoot, checkOnly }, out, err);
   } finally {
     loopReport?.stop();
   }
@@ -100,12 +114,14 @@ interface RunFlags {
   port: number | undefined;
   host: string;
   concurrency: number | undefined;
+  /** --tick, in ms. */
+  tick: number | undefined;
   allowRoot: boolean;
   checkOnly: boolean;
 }
 
 async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void, err: (s: string) => void): Promise<number> {
-  const { format, port, host, concurrency, allowRoot, checkOnly } = flags;
+  const { format, port, host, concurrency, tick, allowRoot, checkOnly } = flags;
   // A daemon's process: freed blocks of 1 MiB and more go back to the system (src/daemon/malloc-threshold.ts).
   if (!checkOnly) fixMmapThreshold();
   // Bad files are TypeErrors: the CLI prints them and exits 2.
@@ -136,7 +152,9 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
   for (const def of config.checks.defs) if (def !== undefined && typeof def.interval === 'number' && def.interval > longestInterval) longestInterval = def.interval;
   // cleanup: plugins die with the runner, SIGKILL and OOM kill included
   // (a check's "cleanup": false in the file keeps its own running).
-  const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency, cleanup: true });
+  // --tick wins over the file's, which wins over the default (checks due within one tick start together).
+  const runTick = tick ?? config.tick ?? DEFAULT_RUN_TICK_MS;
+  const runner = new CheckRunner({ concurrency: concurrency ?? config.concurrency, tick: runTick, cleanup: true });
   const applied = new AppliedChecks(runner);
   applied.apply(config.checks);
   const count = config.checks.ids.length;
@@ -169,7 +187,8 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
     err('noshell run: reload: new metrics options\n');
   };
   const reload = onReload({
-    file, allowRoot, concurrency: concurrency ?? config.concurrency, fixedConcurrency: concurrency !== undefined, metrics, known: config.known, last: config.last,
+    file, allowRoot, concurrency: concurrency ?? config.concurrency, fixedConcurrency: concurrency !== undefined, tick: runTick, fixedTick: tick !== undefined,
+    metrics, known: config.known, last: config.last,
   }, applied, () => stop.caught !== null, err);
   // eslint-disable-next-line no-useless-assignment -- not read again, but held by this frame until the process stops
   config = null;

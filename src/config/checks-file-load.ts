@@ -154,7 +154,10 @@ export function loadChecks(
     return c;
   };
   return {
-    runner: top.output.concurrency !== undefined ? { concurrency: top.output.concurrency } : {},
+    runner: {
+      ...(top.output.concurrency !== undefined ? { concurrency: top.output.concurrency } : {}),
+      ...(top.output.tick !== undefined ? { tick: top.output.tick } : {}),
+    },
     metrics: top.output.metrics ?? {},
     // Copies: the loading thread hands these over (transfers them); `defs` stays to check known ones against.
     digest: { ids, hashes: defs.slice(), pairs, pairOf },

@@ -9,6 +9,7 @@ import { quoteName } from '../util/quote-text';
 import { parseDuration } from '../util/duration';
 import { isUserMacroName, MAX_ARGS } from './macros';
 import { normalizeCgroup, normalizeNice, normalizeRlimits } from '../process/limits';
+import { MAX_TICK_MS } from '../check/model/definition';
 
 /** Whether `check` accepts value (its own messages are for the API; the file's say what to write). */
 function accepted(check: (value: unknown) => unknown): (value: unknown) => boolean {
@@ -46,6 +47,17 @@ function duration(min: number) {
     v.check((ms) => ms >= min, expected),
   );
 }
+
+const TICK = `0 or a duration from 1 ms to ${MAX_TICK_MS / 1000} s, like "50ms"`;
+
+function isTick(value: unknown): boolean {
+  if (!isDuration(value)) return false;
+  const ms = parseDuration(value, '');
+  return ms === 0 || (ms >= 1 && ms <= MAX_TICK_MS);
+}
+
+/** The runner's tick (CheckRunner's `tick`): 0, or 1 ms to a minute; checked before it is made ms, so a refusal shows what the file says. */
+const tick = v.pipe(v.unknown(), v.check(isTick, TICK), v.transform((x) => parseDuration(x, '')));
 
 const STATES = ['OK', 'WARNING', 'CRITICAL', 'UNKNOWN'] as const;
 const state = v.pipe(
@@ -144,6 +156,7 @@ const runnerMetrics = v.strictObject({
 
 export const checksFileSchema = v.strictObject({
   concurrency: v.optional(v.pipe(v.number('a whole number >= 1'), v.integer('a whole number >= 1'), v.minValue(1, 'a whole number >= 1'))),
+  tick: v.optional(tick),
   macros: v.optional(v.record(
     v.pipe(v.string(), v.check(isUserMacroName, 'a user macro name USER1 … USER256')),
     text('a string'),

@@ -11,9 +11,12 @@ import type { AppliedChecks, KeyedChecks } from './checks-reload';
 import { identityWarnings } from './identity-warning';
 import { checksRunningAsRoot, rootRefusal } from './root-refusal';
 import type { UserLookup } from './user-lookup';
+import { DEFAULT_RUN_TICK_MS } from './checks-file-shape';
 
 export interface RunChecks {
   concurrency: number | undefined;
+  /** The file's `tick` in ms, if it has one. */
+  tick: number | undefined;
   metrics: RunnerMetricsOptions;
   /** The file's checks by key, credentials resolved; without definitions where `applied` holds them unchanged. */
   checks: KeyedChecks;
@@ -81,7 +84,7 @@ export async function loadRunChecks(
       defs[want[j]] = withIdentity(fetched[j].definition, identities[digest.pairOf[want[j]]]);
     }
     return {
-      concurrency: source.runner.concurrency, metrics: source.metrics, checks: { ...keys, defs }, warnings: identityWarnings(file, digest),
+      concurrency: source.runner.concurrency, tick: source.runner.tick as number | undefined, metrics: source.metrics, checks: { ...keys, defs }, warnings: identityWarnings(file, digest),
       known: source.known, last: { runner: source.runner, metrics: source.metrics, digest, known: source.known },
       unchanged: source.unchanged && want.length === 0,
     };
@@ -98,6 +101,8 @@ export async function loadRunChecks(
 export function onReload(
   run: {
     file: string; allowRoot: boolean; concurrency: number | undefined; fixedConcurrency: boolean;
+    /** The tick the runner has (ms), and whether --tick gave it (a file's new tick is then not news). */
+    tick?: number | undefined; fixedTick?: boolean;
     /** What the load at start learned (RunChecks.known), and that load (RunChecks.last). */
     known?: KnownChecks | null;
     last?: LastLoad | null;
@@ -107,7 +112,7 @@ export function onReload(
   applied: AppliedChecks, stopping: () => boolean, err: (s: string) => void,
 ): { remove(): void; abort(): void; now(why: string): void } {
   // Not `run` itself in the closures: it holds the start's load (`last`), kept then for as long as the process runs.
-  const { file, allowRoot, concurrency, fixedConcurrency, metrics } = run;
+  const { file, allowRoot, concurrency, fixedConcurrency, metrics, tick, fixedTick = false } = run;
   // abort(), at the stop: a load in progress ends at once (its thread is terminated).
   const stopLoad = new AbortController();
   let busy = false;
@@ -127,6 +132,7 @@ export function onReload(
         if (stopping()) break;
         // --concurrency wins over the file, as at start.
         if (!fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
+        if (tick !== undefined && !fixedTick && (next.tick ?? DEFAULT_RUN_TICK_MS) !== tick) err(`noshell run: reload: a new tick takes a restart; keeping ${tick} ms\n`);
         for (const w of next.warnings) err(`noshell run: ${w}\n`);
         // The bytes applied last, and every check's identity as it was: what is applied is what the file says.
         const r = next.unchanged ? { added: [], removed: [], changed: [], unchanged: next.checks.ids.length } : await applied.applyInSlices(next.checks, stopping);

@@ -366,6 +366,95 @@ describe('CheckRunner.replace', () => {
   });
 });
 
+describe('CheckRunner tick: checks due between ticks start together at the next', () => {
+  /** A fake clock that records the instant (from t0) each timer is set for. */
+  function tickClock(): { clock: FakeClock; t0: number; timers: number[] } {
+    const clock = new FakeClock();
+    const t0 = clock.t;
+    const timers: number[] = [];
+    const setTimer = clock.setTimer.bind(clock);
+    clock.setTimer = (fn, ms) => {
+      timers.push(clock.t + ms - t0);
+      return setTimer(fn, ms);
+    };
+    return { clock, t0, timers };
+  }
+
+  /** 20 checks of 1 s (due every 50 ms) over 2 s of clock, each run finished (for real) before the clock moves on. */
+  async function twoSeconds(tick: number | string | undefined): Promise<{ results: CheckRunResult[]; t0: number; fired: number[] }> {
+    const { clock, t0, timers } = tickClock();
+    const runner = new CheckRunner({ clock, tick, concurrency: 64 });
+    const results = collect(runner);
+    for (let i = 0; i < 20; i++) runner.add({ id: `c${String(i).padStart(2, '0')}`, command: OK, interval: 1000 });
+    runner.start();
+    const fired: number[] = [];
+    for (let ms = 0; ms <= 2000; ms += 10) {
+      const before = timers.length;
+      clock.advance(ms === 0 ? 0 : 10);
+      expect(await waitFor(() => runner.stats().running === 0, 5000)).toBe(true);
+      // A timer set for now or earlier fired in this step.
+      for (const at of timers.slice(0, before)) if (at <= clock.t - t0 && at > clock.t - t0 - 10) fired.push(at);
+    }
+    await runner.stop();
+    return { results, t0, fired: [...new Set(fired)] };
+  }
+
+  it('starts each check at the first tick at or after it is due; the grid and scheduledAt stay the check\'s own', async () => {
+    const { results, t0 } = await twoSeconds(100);
+    // c00 at 0, 1000 and 2000; each other check twice (c19's second run, due at 1950, starts at 2000).
+    expect(results.length).toBe(41);
+    for (const r of results) {
+      const due = r.scheduledAt - t0;
+      const started = r.startedAt - t0;
+      // Due every 50 ms: c00 at 0, c01 at 50, … and one interval later the same.
+      expect(due % 1000).toBe(Number(r.id.slice(1)) * 50);
+      expect(started % 100, r.id).toBe(0);
+      expect(started).toBeGreaterThanOrEqual(due);
+      expect(started - due).toBeLessThan(100);
+      expect(r.latencyMs).toBe(started - due);
+    }
+    // The odd ones start late, by half a tick.
+    expect(results.filter((r) => r.latencyMs === 50)).toHaveLength(20);
+  });
+
+  it('one timer per tick instead of one per check ("100ms" as a duration); without a tick, one per check', async () => {
+    const ticked = await twoSeconds('100ms');
+    expect(ticked.fired.length).toBeLessThanOrEqual(21);
+    expect(ticked.fired.every((at) => at % 100 === 0)).toBe(true);
+    const exact = await twoSeconds(undefined);
+    expect(exact.results.length).toBe(41);
+    expect(exact.fired.length).toBeGreaterThanOrEqual(40);
+    expect(exact.results.every((r) => r.latencyMs === 0)).toBe(true);
+    // A tick of 0 is no tick.
+    expect((await twoSeconds(0)).results.every((r) => r.latencyMs === 0)).toBe(true);
+  });
+
+  it('starts queued checks of one tick together, each as soon as a slot frees', async () => {
+    const { clock } = tickClock();
+    const runner = new CheckRunner({ clock, tick: 500, concurrency: 1 });
+    const results = collect(runner);
+    // Five checks of 1 s, due at 0, 200, 400, 600, 800: ticks at 0, 500 (two), 1000 (two).
+    for (let i = 0; i < 5; i++) runner.add({ id: `s${i}`, command: OK, interval: 1000 });
+    runner.start();
+    clock.advance(499);
+    expect(await waitFor(() => results.length === 1, 5000)).toBe(true);
+    expect(runner.stats().queued).toBe(0);
+    clock.advance(1);
+    // Both due by 500 ran on that tick, one after the other, with the clock standing at 500.
+    expect(await waitFor(() => results.length === 3, 5000)).toBe(true);
+    expect(results.slice(1).map((r) => [r.id, r.startedAt - results[0].startedAt])).toEqual([['s1', 500], ['s2', 500]]);
+    await runner.stop();
+  });
+
+  it('takes 0, 1 ms to 60 s, as ms or a duration; refuses the rest with the value', () => {
+    for (const tick of [0, 1, 50, '50ms', '1s', 60_000, '1m', undefined]) expect(() => new CheckRunner({ tick })).not.toThrow();
+    for (const tick of [-1, 0.5, 60_001, '2m', NaN, Infinity]) expect(() => new CheckRunner({ tick }), String(tick)).toThrow(/tick must be 0 or from 1 to 60000 ms|tick: expected a duration/);
+    expect(() => new CheckRunner({ tick: 'soon' })).toThrow('tick: expected a duration like 500, "250ms", "10s" or "5m", got "soon"');
+    expect(() => new CheckRunner({ tick: null as unknown as number })).toThrow(TypeError);
+    expect(() => new CheckRunner({ tick: 0.5 })).toThrow('tick must be 0 or from 1 to 60000 ms, got number 0.5');
+  });
+});
+
 describe('durations with units, as checks files take them', () => {
   it('interval and retryInterval take "1m" and "10s"; checkStatus() gives them in ms; a bad one is refused with the value', () => {
     const runner = new CheckRunner();

@@ -178,6 +178,51 @@ describe('noshell run', () => {
     expect(stderr).toContain(`noshell run: 2 checks from ${file}; first runs spread over each check's interval, the last within 100 ms\n`);
   });
 
+  it("a file's tick starts checks due between ticks at the next one; --tick wins; a reload's new tick is kept for the restart", async () => {
+    /** Runs `file` until every check has reported `runs` times; the JSON lines and stderr (SIGHUP after the first lines, if asked). */
+    async function run(file: string, extra: string[], runs: number, reload?: () => void) {
+      const child = spawn(process.execPath, [CLI, 'run', file, '--allow-root', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      const deadline = Date.now() + 15_000;
+      const count = () => (stdout.match(/\n/g) ?? []).length;
+      while (count() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      if (reload !== undefined) {
+        reload();
+        child.kill('SIGHUP');
+        while (!stderr.includes('reloaded') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      }
+      while (count() < 3 * runs && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      return { lines: stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; latencyMs: number }), stderr };
+    }
+    const file = path.join(tmp, 'tick.json');
+    // First runs at 0, 500 and 1000 ms, then every 1.5 s; with a 750 ms tick from the start, b and c start 250 and 500 ms late.
+    const checks = ['a', 'b', 'c'].map((id) => ({ id, command: [PROBE, 'exit', '0'], interval: '1.5s' }));
+    writeFileSync(file, JSON.stringify({ tick: '750ms', checks }));
+    const late = (lines: Array<{ id: string; latencyMs: number }>) => lines.filter((l) => l.id !== 'a').map((l) => l.latencyMs);
+    const ticked = await run(file, [], 2, () => writeFileSync(file, JSON.stringify({ tick: '100ms', checks })));
+    expect(late(ticked.lines).length).toBeGreaterThanOrEqual(4);
+    // At least 250 ms late, on every run (the grid is the check's own, the tick the runner's); a on time.
+    for (const ms of late(ticked.lines)) expect(ms).toBeGreaterThanOrEqual(249);
+    for (const l of ticked.lines.filter((x) => x.id === 'a')) expect(l.latencyMs).toBeLessThan(200);
+    expect(ticked.stderr).toContain('noshell run: reload: a new tick takes a restart; keeping 750 ms\n');
+    // --tick wins over the file: none, each check when it is due.
+    const exact = await run(file, ['--tick', '0'], 2);
+    for (const ms of late(exact.lines)) expect(ms).toBeLessThan(200);
+    // And 50 ms when neither gives one: every second, b is due at 333 ms and starts at 350, c at 667 and 700.
+    writeFileSync(file, JSON.stringify({ checks: checks.map((c) => ({ ...c, interval: '1s' })) }));
+    const byDefault = await run(file, [], 2);
+    for (const l of byDefault.lines) {
+      if (l.id !== 'a') expect(l.latencyMs).toBeGreaterThanOrEqual(l.id === 'b' ? 16 : 33);
+      expect(l.latencyMs).toBeLessThan(200);
+    }
+  }, 60_000);
+
   it('ships example checks files (JSON and YAML, the same checks) that load and need no shell', async () => {
     const { loadChecksFile } = await import('../../src/config/checks-file');
     const { parseCommand } = await import('../../src/command/parse-command');

@@ -56,6 +56,7 @@ describe('schema errors name the check, the field and what was expected', () => 
       ],
       macros: { HOST: 'x', USER1: 2 },
       concurrency: 0,
+      tick: '2m',
     });
     // Every problem at once, in no promised order.
     expect(new Set(got)).toEqual(new Set([
@@ -74,6 +75,7 @@ describe('schema errors name the check, the field and what was expected', () => 
       'macros: field "HOST": expected a user macro name USER1 … USER256, got "HOST"',
       'macros: field "USER1": expected a string, got 2',
       'the file: field "concurrency": expected a whole number >= 1, got 0',
+      'the file: field "tick": expected 0 or a duration from 1 ms to 60 s, like "50ms", got "2m"',
     ]));
   });
 
@@ -176,6 +178,11 @@ describe('definitions', () => {
     });
     const loaded = loadChecksFile(file);
     expect(loaded.runner).toEqual({ concurrency: 8 });
+    // A tick in ms, from a duration or a number; 0 is none.
+    for (const [tick, ms] of [['50ms', 50], [250, 250], ['1s', 1000], [0, 0], ['1m', 60_000]] as const) {
+      expect(loadChecksFile(write({ tick, checks: [] })).runner, String(tick)).toEqual({ tick: ms });
+    }
+    for (const tick of [-1, 0.5, '61s', 'soon', null, true]) expect(() => loadChecksFile(write({ tick, checks: [] })), String(tick)).toThrow('field "tick"');
     expect(loaded.checks).toEqual([
       { definition: {
         id: 'snmp', command: '/usr/lib/nagios/plugins/check_snmp -C public -w ~:20', interval: 60_000, retryInterval: 5000,
