@@ -3,11 +3,13 @@
 // for every column, the reloads the edits they were given, and no noshell run
 // may be left (each one's pid is on stderr).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { editChecks, initialChecks } from '../../src/bench/scale/scale-checks';
 import { reloadCounts } from '../../src/bench/scale/scale-figures';
+import { hasTick } from '../../src/bench/scale/scale-process';
 
 const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const CHECK_DUMMY = '/usr/lib/nagios/plugins/check_dummy';
@@ -31,6 +33,22 @@ function expectBlock(cell: string): void {
   expect(own, cell).toBeGreaterThanOrEqual(0);
   expect(own, cell).toBeLessThanOrEqual(block);
 }
+
+describe('the noshell run the scale bench starts', () => {
+  it('gets --tick 0 from a build that takes it (latency is then what scrapes and reloads add), nothing from one that does not', () => {
+    expect(hasTick(CLI)).toBe(true);
+    expect(hasTick(path.join(os.tmpdir(), 'no-such-build', 'cli.js'))).toBe(false);
+    // A build from before --tick: its help has no such option.
+    const old = mkdtempSync(path.join(os.tmpdir(), 'noshell-old-build-'));
+    try {
+      mkdirSync(path.join(old, 'cli'));
+      writeFileSync(path.join(old, 'cli', 'help.js'), "['--concurrency N', 'checks running at once']");
+      expect(hasTick(path.join(old, 'cli.js'))).toBe(false);
+    } finally {
+      rmSync(old, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('editChecks', () => {
   it('edits the share it is given: a tenth removed, as many added, the rest changed', () => {

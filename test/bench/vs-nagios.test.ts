@@ -45,6 +45,8 @@ describe.skipIf(why !== null)('noshell bench --vs-nagios', () => {
       expect(Number(engineCpu)).toBeGreaterThan(0);
       expect(Number(totalCpu)).toBeGreaterThan(Number(engineCpu));
     }
+    // The runner side runs as noshell run would, and says so.
+    expect(rows[1]).toContain('tick 50 ms');
     expect(r.stdout).toMatch(/noshell \/ best Nagios: \d+\.\d+× checks\/s/);
     expect(nagiosProcesses()).toEqual(before);
     expect(readdirSync(os.tmpdir()).filter((d) => d.startsWith('noshell-vs-nagios-'))).toEqual([]);

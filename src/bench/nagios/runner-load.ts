@@ -12,6 +12,8 @@ export interface RunnerLoadArgs {
   intervalSeconds: number;
   command: string[];
   concurrency: number;
+  /** CheckRunner's tick in ms (0: none). */
+  tick?: number | undefined;
   warmupSeconds: number;
   seconds: number;
 }
@@ -42,7 +44,7 @@ export function procCpu(pid: number | 'self'): ProcCpu {
 }
 
 export async function runnerLoad(a: RunnerLoadArgs): Promise<RunnerLoadResult> {
-  const runner = new CheckRunner({ concurrency: a.concurrency, timeout: 10_000 });
+  const runner = new CheckRunner({ concurrency: a.concurrency, tick: a.tick, timeout: 10_000 });
   for (let i = 0; i < a.services; i++) {
     runner.add({ id: `svc${i}`, command: a.command, interval: a.intervalSeconds * 1000 });
   }

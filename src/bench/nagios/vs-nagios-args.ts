@@ -1,9 +1,12 @@
 // Arguments of `noshell bench --vs-nagios`.
 import { parseArgs } from 'node:util';
 import type { VsNagiosOptions } from './vs-nagios';
+import { parseDuration } from '../../util/duration';
+import { runnerTick } from '../../check/model/definition';
+import { DEFAULT_RUN_TICK_MS } from '../../config/checks-file-shape';
 
 export const vsNagiosUsage =
-  'noshell bench --vs-nagios [--services N] [--interval S] [--workers 4,16] [--concurrency N] [--seconds S] [--rounds R] [--plugin PATH]';
+  'noshell bench --vs-nagios [--services N] [--interval S] [--workers 4,16] [--concurrency N] [--tick D] [--seconds S] [--rounds R] [--plugin PATH]';
 
 function positive(name: string, v: string | undefined, fallback: number, integer = true): number {
   if (v === undefined) return fallback;
@@ -12,12 +15,23 @@ function positive(name: string, v: string | undefined, fallback: number, integer
   return n;
 }
 
+/** --tick as `noshell run` takes it (seconds, or with a unit); its default is noshell run's. */
+function tickOf(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_RUN_TICK_MS;
+  try {
+    if (text.trimStart().startsWith('-')) throw new TypeError('negative');
+    return runnerTick(parseDuration(text, '--tick', 's'));
+  } catch {
+    throw new TypeError(`noshell bench --vs-nagios: --tick must be a duration: 0 (none), or 60 s at most (50ms, 0.1, 1s), got ${JSON.stringify(text)}`);
+  }
+}
+
 export function parseVsNagiosArgs(argv: string[], log: (line: string) => void): VsNagiosOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
       'vs-nagios': { type: 'boolean' }, services: { type: 'string' }, interval: { type: 'string' },
-      workers: { type: 'string' }, concurrency: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' },
+      workers: { type: 'string' }, concurrency: { type: 'string' }, tick: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' },
       plugin: { type: 'string' },
     },
     strict: true,
@@ -28,6 +42,7 @@ export function parseVsNagiosArgs(argv: string[], log: (line: string) => void): 
     intervalSeconds: positive('interval', values.interval, 1, false),
     checkWorkers: workers,
     concurrency: positive('concurrency', values.concurrency, 64),
+    tick: tickOf(values.tick),
     seconds: positive('seconds', values.seconds, 15, false),
     warmupSeconds: 5,
     rounds: positive('rounds', values.rounds, 2),

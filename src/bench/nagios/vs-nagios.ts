@@ -16,6 +16,8 @@ export interface VsNagiosOptions {
   intervalSeconds: number;
   checkWorkers: number[];
   concurrency: number;
+  /** CheckRunner's tick, ms (default: noshell run's). */
+  tick: number;
   seconds: number;
   warmupSeconds: number;
   rounds: number;
@@ -101,9 +103,13 @@ async function nagiosSide(o: VsNagiosOptions, workers: number): Promise<SideResu
   }
 }
 
+function noshellName(o: VsNagiosOptions): string {
+  return `noshell CheckRunner (concurrency ${o.concurrency}, tick ${o.tick} ms)`;
+}
+
 async function noshellSide(o: VsNagiosOptions): Promise<SideResult> {
   const args: RunnerLoadArgs = {
-    services: o.services, intervalSeconds: o.intervalSeconds, command: o.command, concurrency: o.concurrency,
+    services: o.services, intervalSeconds: o.intervalSeconds, command: o.command, concurrency: o.concurrency, tick: o.tick,
     warmupSeconds: o.warmupSeconds, seconds: o.seconds,
   };
   const child = cpSpawn(process.execPath, [path.join(__dirname, 'runner-load.js'), JSON.stringify(args)], {
@@ -118,7 +124,7 @@ async function noshellSide(o: VsNagiosOptions): Promise<SideResult> {
   const r = JSON.parse(out.trim().split('\n').pop()!) as RunnerLoadResult;
   const latencies = r.latenciesMs.sort((a, b) => a - b);
   return {
-    engine: `noshell CheckRunner (concurrency ${o.concurrency})`, checksPerSec: r.checks / r.seconds,
+    engine: noshellName(o), checksPerSec: r.checks / r.seconds,
     latencyP50Ms: pct(latencies, 50), latencyP99Ms: pct(latencies, 99),
     engineCpuMs: r.cpu.selfMs / r.checks, totalCpuMs: (r.cpu.selfMs + r.cpu.childrenMs) / r.checks,
   };
@@ -137,7 +143,7 @@ export async function runVsNagios(o: VsNagiosOptions): Promise<SideResult[]> {
     `(${offered.toFixed(0)} checks/s offered), ${os.cpus().length} cores, ${o.rounds} rounds, ` +
     `${o.warmupSeconds} s warm-up + ${o.seconds} s measured per side`);
   const rounds = new Map<string, SideResult[]>();
-  const sides = [...o.checkWorkers.map((w) => `Nagios 4 (${w} workers)`), `noshell CheckRunner (concurrency ${o.concurrency})`];
+  const sides = [...o.checkWorkers.map((w) => `Nagios 4 (${w} workers)`), noshellName(o)];
   // Progress on stderr; each round's figures go into the table's rounds column, not a line of their own.
   const progress = new Progress({
     name: 'bench --vs-nagios', groupName: 'round', groups: o.rounds, units: o.rounds * sides.length,

@@ -45,6 +45,19 @@ export function hasLoopDelayReport(cli: string): boolean {
   return existsSync(path.join(dist, 'daemon', 'loop-delay-report.js')) || existsSync(path.join(dist, 'loop-delay-report.js'));
 }
 
+/**
+ * Whether that build's `noshell run` takes --tick. Given it, the bench runs with
+ * `--tick 0`: each check starts when due, so a latency is what a scrape or a
+ * reload adds, not up to one tick of waiting for the runner's next wake-up.
+ */
+export function hasTick(cli: string): boolean {
+  try {
+    return readFileSync(path.join(path.dirname(cli), 'cli', 'help.js'), 'utf8').includes('--tick D');
+  } catch {
+    return false;
+  }
+}
+
 export class ScaleProcess {
   readonly child: ChildProcess;
   readonly windows: TimedWindow[] = [];
@@ -61,7 +74,8 @@ export class ScaleProcess {
     const probe = hasLoopDelayReport(cli) ? [] : ['-r', path.join(__dirname, 'loop-delay-probe.js')];
     // As root, the checks run as root (as the bench itself does): a user per check would measure the switch too.
     const root = process.getuid?.() === 0 ? ['--allow-root'] : [];
-    this.child = spawn(process.execPath, [...probe, cli, 'run', file, '--format', 'json', '--metrics-port', '0', ...root], {
+    const tick = hasTick(cli) ? ['--tick', '0'] : [];
+    this.child = spawn(process.execPath, [...probe, cli, 'run', file, '--format', 'json', '--metrics-port', '0', ...root, ...tick], {
       stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [LOOP_DELAY_ENV]: String(windowMs) },
     });
     this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve({ code, signal })));
