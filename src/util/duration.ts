@@ -33,6 +33,18 @@ function parseDurationText(value: string, bareUnit: 'ms' | 's'): number | null {
   return scale === undefined ? null : Number(t.slice(0, end)) * scale;
 }
 
+/** A value in a message: a string quoted and cut; NaN, Infinity and 10n as written (JSON has null for the first two, and throws on the last). */
+export function gotText(value: unknown): string {
+  if (typeof value === 'string') return quoteText(value);
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value === 'symbol') return value.toString();
+  return `${value as number | boolean | undefined}`;
+}
+
 /** A duration the API takes: milliseconds, or a string with a unit as in checks files ("250ms", "10s", "5m", "1h"). */
 export type Duration = number | string;
 
@@ -42,6 +54,6 @@ export function parseDuration(value: unknown, what: string, bareUnit: 'ms' | 's'
     const ms = parseDurationText(value, bareUnit);
     if (ms !== null) return ms;
   }
-  const got = typeof value === 'string' ? quoteText(value) : JSON.stringify(value);
+  const got = gotText(value);
   throw new TypeError(`${what}: expected a duration like 500, "250ms", "10s" or "5m", got ${got}`);
 }

@@ -451,7 +451,74 @@ describe('CheckRunner tick: checks due between ticks start together at the next'
     for (const tick of [-1, 0.5, 60_001, '2m', NaN, Infinity]) expect(() => new CheckRunner({ tick }), String(tick)).toThrow(/tick must be 0 or from 1 to 60000 ms|tick: expected a duration/);
     expect(() => new CheckRunner({ tick: 'soon' })).toThrow('tick: expected a duration like 500, "250ms", "10s" or "5m", got "soon"');
     expect(() => new CheckRunner({ tick: null as unknown as number })).toThrow(TypeError);
-    expect(() => new CheckRunner({ tick: 0.5 })).toThrow('tick must be 0 or from 1 to 60000 ms, got number 0.5');
+    expect(() => new CheckRunner({ tick: 0.5 })).toThrow('tick must be 0 or from 1 to 60000 ms, got 0.5');
+    // Values named as written, strings quoted and cut.
+    expect(() => new CheckRunner({ tick: '0.5ms' })).toThrow('tick must be 0 or from 1 to 60000 ms, got "0.5ms"');
+    expect(() => new CheckRunner({ tick: NaN })).toThrow('got NaN');
+    expect(() => new CheckRunner({ tick: -Infinity })).toThrow('got -Infinity');
+    expect(() => new CheckRunner({ tick: 10n as unknown as number })).toThrow('got 10n');
+    const huge = '9'.repeat(16 * 1024 * 1024);
+    let said = '';
+    try {
+      new CheckRunner({ tick: huge });
+    } catch (e) {
+      said = (e as Error).message;
+    }
+    expect(said).toMatch(/^tick must be 0 or from 1 to 60000 ms, got "9+"… \(16777216 characters\)$/);
+    expect(said.length).toBeLessThan(300);
+  });
+
+  it('a check whose interval or retry interval is under two ticks starts when due, on time, beside checks on ticks', async () => {
+    const { clock, t0 } = tickClock();
+    const runner = new CheckRunner({ clock, tick: 50 });
+    const results = collect(runner);
+    // First runs spread: retry at 0, fast at 6.67 ms, slow at 66.7 ms.
+    runner.add({ id: 'retry', command: [PROBE, 'exit', '2'], interval: 1000, retryInterval: 30, maxAttempts: 5 });
+    runner.add({ id: 'fast', command: OK, interval: 20 });
+    runner.add({ id: 'slow', command: OK, interval: 100 });
+    runner.start();
+    for (let ms = 0; ms <= 400; ms += 5) {
+      clock.advance(ms === 0 ? 0 : 5);
+      expect(await waitFor(() => runner.stats().running === 0, 5000)).toBe(true);
+    }
+    await runner.stop();
+    const of = (id: string) => results.filter((r) => r.id === id);
+    // Every 20 ms when due, none skipped: 6.67, 26.67, … 386.67.
+    const fast = of('fast').map((r) => r.startedAt - t0);
+    expect(fast).toHaveLength(20);
+    fast.forEach((at, i) => expect(at).toBeCloseTo(20 / 3 + i * 20, 6));
+    expect(of('fast').every((r) => r.latencyMs === 0)).toBe(true);
+    // A check of 1 s whose retries come every 30 ms: they too run when due.
+    expect(of('retry').map((r) => [r.stateType, r.startedAt - t0])).toEqual([['SOFT', 0], ['SOFT', 30], ['SOFT', 60], ['SOFT', 90], ['HARD', 120]]);
+    // 100 ms is two ticks: started at most a tick late, at the next tick or at a wake-up for another check
+    // (here fast's, due at the same instants), never before it is due.
+    expect(of('slow')).toHaveLength(4);
+    for (const r of of('slow')) expect(r.latencyMs >= 0 && r.latencyMs < 50, String(r.latencyMs)).toBe(true);
+    expect(runner.stats().skipped).toBe(0);
+  });
+
+  it("on Node's own timers a tick takes one wake-up, not one and another for the checks due in its last ms", async () => {
+    const real = globalThis.setTimeout;
+    let timers = 0;
+    const counting = ((fn: () => void, ms?: number) => {
+      timers++;
+      return real(fn, ms);
+    }) as typeof setTimeout;
+    const runner = new CheckRunner({ tick: 50, concurrency: 64 });
+    for (let i = 0; i < 100; i++) runner.add({ id: `t${i}`, command: OK, interval: 1000 });
+    const results = collect(runner);
+    globalThis.setTimeout = counting;
+    try {
+      runner.start();
+      await new Promise((r) => real(r, 1500));
+    } finally {
+      globalThis.setTimeout = real;
+    }
+    await runner.stop();
+    expect(results.length).toBeGreaterThanOrEqual(100);
+    for (const r of results) expect(r.latencyMs).toBeGreaterThanOrEqual(0);
+    // 30 ticks in 1.5 s; woken again for a tick's last ms, it took about 1.8 timers a tick.
+    expect(timers).toBeLessThanOrEqual(36);
   });
 });
 

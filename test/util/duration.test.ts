@@ -66,4 +66,19 @@ describe('parseDuration', () => {
       expect(got).toBe(old(t, bare));
     }), { numRuns: 3000 });
   });
+
+  it('names a refused value as written: NaN, Infinity and 10n, not null or a serializer error; objects and arrays by kind', () => {
+    const said = (v: unknown) => {
+      try {
+        parseDuration(v, 'x');
+      } catch (e) {
+        expect(e).toBeInstanceOf(TypeError);
+        return (e as Error).message.slice((e as Error).message.indexOf('got ') + 4);
+      }
+      return 'accepted';
+    };
+    expect([NaN, Infinity, -1, 10n, null, undefined, true, [1], { a: 1 }, Symbol('s')].map(said))
+      .toEqual(['NaN', 'Infinity', '-1', '10n', 'null', 'undefined', 'true', 'an array', 'an object', 'Symbol(s)']);
+    expect(said('x'.repeat(1 << 20)).length).toBeLessThan(200);
+  });
 });

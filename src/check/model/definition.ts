@@ -1,6 +1,6 @@
 // What CheckRunner takes and gives: check definitions and their checks,
 // results, stats, and the clock it schedules by.
-import { parseDuration, type Duration } from '../../util/duration';
+import { gotText, parseDuration, type Duration } from '../../util/duration';
 import type { ExecutorStats } from '../../process/executor';
 import { describe } from '../../util/validate';
 import type { CheckOptions, CheckResult, StateName } from '../run-check';
@@ -107,9 +107,24 @@ export function runnerTick(value: unknown): number {
   if (value === undefined) return 0;
   const ms = parseDuration(value, 'tick');
   if (ms !== 0 && (ms < 1 || ms > MAX_TICK_MS)) {
-    throw new TypeError(`tick must be 0 or from 1 to ${MAX_TICK_MS} ms, got ${describe(value)}`);
+    throw new TypeError(`tick must be 0 or from 1 to ${MAX_TICK_MS} ms, got ${gotText(value)}`);
   }
   return ms;
+}
+
+/** What --tick says: 0, or a duration with its unit (a bare 50 would be 50 s on a command line, where 50 ms was meant). */
+export const TICK_TEXT = `0, or a duration with a unit from 1ms to ${MAX_TICK_MS / 1000}s (50ms, 1s)`;
+
+/** --tick's text in ms; a TypeError when it is not TICK_TEXT. */
+export function tickFromText(text: string): number {
+  const t = text.trim();
+  let bare = t.length > 0;
+  for (let i = 0; i < t.length && bare; i++) {
+    const c = t.charCodeAt(i);
+    bare = (c >= 48 && c <= 57) || c === 46;
+  }
+  if (t.startsWith('-') || (bare && Number(t) !== 0)) throw new TypeError(TICK_TEXT);
+  return runnerTick(parseDuration(t, '--tick', 'ms'));
 }
 
 /** Validates a definition; returns its attempts and its check options (runner defaults under it). */

@@ -39,7 +39,10 @@ export class CheckRunner extends EventEmitter {
   readonly #runningById = new Map<string, Entry>();
   /** Re-added while a removed namesake still runs: scheduled when it ends. */
   readonly #waiting = new Map<string, number>();
+  /** Scheduled checks that start on ticks (all of them without a tick). */
   readonly #heap = new MinHeap<Entry>((e) => e.t[NEXT]);
+  /** Scheduled checks that start when due although there is a tick: their interval or retry interval is under two ticks (#heapOf). */
+  readonly #exact = new MinHeap<Entry>((e) => e.t[NEXT]);
   /**
    * Due checks waiting for a slot. A removed check stays in it until it comes
    * to the front, where it is skipped (removal is O(1)); #queued counts the rest.
@@ -140,7 +143,7 @@ export class CheckRunner extends EventEmitter {
     if (entry === undefined) return false;
     entry.removed = true;
     this.#entries.delete(id);
-    this.#heap.delete(entry);
+    this.#heapOf(entry).delete(entry);
     if (entry.queued) {
       entry.queued = false;
       // Nothing live left in the queue: let go of the removed entries it holds.
@@ -264,7 +267,20 @@ export class CheckRunner extends EventEmitter {
     entry.t[GRID] = at;
     entry.t[NEXT] = at;
     entry.attempt = 1;
-    this.#heap.push(entry);
+    this.#heapOf(entry).push(entry);
+  }
+
+  /**
+   * Where a check waits for its next run. With a tick, a check whose interval
+   * or retry interval is under two ticks starts when due: started on ticks,
+   * its runs would fall on every tick at most and the slots between be
+   * skipped (a 20 ms check under a 50 ms tick ran 21 times a second, not 50).
+   */
+  #heapOf(entry: Entry): MinHeap<Entry> {
+    const tick = this.#tick;
+    if (tick === 0) return this.#heap;
+    const { interval, retryInterval = interval } = entry.def;
+    return interval < 2 * tick || retryInterval < 2 * tick ? this.#exact : this.#heap;
   }
 
   /**
@@ -277,21 +293,31 @@ export class CheckRunner extends EventEmitter {
    * with a 50 ms tick.
    */
   #arm(): void {
+    if (this.#stopping !== null) return;
     const top = this.#heap.peek();
-    if (top === undefined || this.#stopping !== null) return;
-    let nextAt = top.t[NEXT];
+    const exact = this.#exact.peek();
+    if (top === undefined && exact === undefined) return;
+    let nextAt = top === undefined ? Infinity : top.t[NEXT];
     const tick = this.#tick;
-    if (tick > 0) {
+    if (tick > 0 && top !== undefined) {
       const origin = this.#startedAt;
       const at = origin + Math.ceil((nextAt - origin) / tick) * tick;
       // Rounding may put it a hair before: the timer would find nothing due, and re-arm for the same instant.
       nextAt = at < nextAt ? nextAt : at;
     }
+    const onTick = !(exact !== undefined && exact.t[NEXT] < nextAt) && tick > 0;
+    if (!onTick && exact !== undefined) nextAt = Math.min(nextAt, exact.t[NEXT]);
     if (this.#timer !== null && this.#timerAt <= nextAt) return;
     if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
     this.#timerAt = nextAt;
+    const now = this.#clock.now();
+    let delay = nextAt - now;
+    // Node's timers count whole ms from the loop's cached time, and fire up to
+    // 1 ms before the delay given is over: a tick's timer would find the checks
+    // due in its last ms not due yet, and wake again for them.
+    if (onTick && this.#clock === systemClock && delay > 0) delay = Math.ceil(delay) + 1;
     // Node turns delays past 2^31-1 ms into 1 ms: wake up early and re-arm instead.
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, nextAt - this.#clock.now()));
+    delay = Math.min(MAX_TIMER_MS, Math.max(0, delay));
     this.#timer = this.#clock.setTimer(() => this.#onTimer(), delay);
   }
 
@@ -299,8 +325,14 @@ export class CheckRunner extends EventEmitter {
     this.#timer = null;
     this.#timerAt = Infinity;
     const now = this.#clock.now();
-    for (let top = this.#heap.peek(); top !== undefined && top.t[NEXT] <= now; top = this.#heap.peek()) {
-      const entry = this.#heap.pop()!;
+    for (;;) {
+      // The two heaps merged: the queue stays in the order the checks were due.
+      const top = this.#heap.peek();
+      const exact = this.#exact.peek();
+      const from = exact !== undefined && (top === undefined || exact.t[NEXT] < top.t[NEXT]) ? this.#exact : this.#heap;
+      const first = from.peek();
+      if (first === undefined || first.t[NEXT] > now) break;
+      const entry = from.pop()!;
       entry.queued = true;
       entry.t[QUEUED] = entry.t[NEXT];
       this.#queued++;
@@ -383,7 +415,7 @@ export class CheckRunner extends EventEmitter {
 
   #scheduleNext(entry: Entry, soft: boolean, state: number, finishedAt: number, wasRetry: boolean): void {
     this.#counters.skip(planNext(entry, soft, state, finishedAt, wasRetry));
-    this.#heap.push(entry);
+    this.#heapOf(entry).push(entry);
     this.#arm();
   }
 }
