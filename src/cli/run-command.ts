@@ -21,8 +21,7 @@ import { quoteText } from '../util/quote-text';
 import { countOf } from '../util/count-text';
 import { programWarnings } from '../config/program-warning';
 import { formatDuration } from '../bench/progress';
-import { parseDuration } from '../util/duration';
-import { MAX_TICK_MS, runnerTick } from '../check/model/definition';
+import { TICK_TEXT, tickFromText } from '../check/model/definition';
 import { DEFAULT_RUN_TICK_MS } from '../config/checks-file-shape';
 
 const DEADLINE = 5000;
@@ -89,12 +88,10 @@ export async function runCommand(args: string[], out: (s: string) => void, err: 
   const tickText = valueOf(o, 'tick');
   let tick: number | undefined;
   if (tickText !== undefined) {
-    const what = `a duration: 0 (none), or ${MAX_TICK_MS / 1000} s at most (50ms, 0.1, 1s)`;
-    if (tickText.trimStart().startsWith('-')) throw bad('tick', what, tickText);
     try {
-      tick = runnerTick(parseDuration(tickText, '--tick', 's'));
+      tick = tickFromText(tickText);
     } catch {
-      throw bad('tick', what, tickText);
+      throw bad('tick', TICK_TEXT, tickText);
     }
   }
   const allowRoot = o.values.has('allow-root');
@@ -216,7 +213,8 @@ async function runLoaded(file: string, flags: RunFlags, out: (s: string) => void
     // First runs are spread over each check's interval (not all at once): say when the last comes,
     // or a first look at a 1 h check's series finds nothing for up to an hour.
     err(`noshell run: ${countOf(count, 'check')} from ${file}` +
-      `${longestInterval > 0 ? `; first runs spread over each check's interval, the last within ${longestInterval < 1000 ? `${Math.round(longestInterval)} ms` : formatDuration(longestInterval)}` : ''}\n`);
+      `${longestInterval > 0 ? `; first runs spread over each check's interval, the last within ${longestInterval < 1000 ? `${Math.round(longestInterval)} ms` : formatDuration(longestInterval)}` : ''}` +
+      `; ${runTick === 0 ? 'no tick' : `a tick of ${runTick < 1000 ? `${runTick} ms` : formatDuration(runTick)}`}\n`);
     if (start.hup) reload.now('SIGHUP during the start');
   }
   const sig = await stopped;

@@ -132,7 +132,7 @@ export function onReload(
         if (stopping()) break;
         // --concurrency wins over the file, as at start.
         if (!fixedConcurrency && next.concurrency !== concurrency) err(`noshell run: reload: a new concurrency takes a restart; keeping ${concurrency ?? 'the default'}\n`);
-        if (tick !== undefined && !fixedTick && (next.tick ?? DEFAULT_RUN_TICK_MS) !== tick) err(`noshell run: reload: a new tick takes a restart; keeping ${tick} ms\n`);
+        if (tick !== undefined && !fixedTick && (next.tick ?? DEFAULT_RUN_TICK_MS) !== tick) err(`noshell run: reload: a new tick takes a restart; keeping ${tick === 0 ? 'none (0)' : `${tick} ms`}\n`);
         for (const w of next.warnings) err(`noshell run: ${w}\n`);
         // The bytes applied last, and every check's identity as it was: what is applied is what the file says.
         const r = next.unchanged ? { added: [], removed: [], changed: [], unchanged: next.checks.ids.length } : await applied.applyInSlices(next.checks, stopping);

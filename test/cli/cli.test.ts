@@ -175,7 +175,7 @@ describe('noshell run', () => {
     expect(metrics).toMatch(/^noshell_check_results_total\{state="OK"\} [1-9]\d*$/m);
     expect(stderr).toContain('SIGTERM, stopping');
     // When the last first run comes: the longest interval, here 100 ms.
-    expect(stderr).toContain(`noshell run: 2 checks from ${file}; first runs spread over each check's interval, the last within 100 ms\n`);
+    expect(stderr).toContain(`noshell run: 2 checks from ${file}; first runs spread over each check's interval, the last within 100 ms; a tick of 50 ms\n`);
   });
 
   it("a file's tick starts checks due between ticks at the next one; --tick wins; a reload's new tick is kept for the restart", async () => {

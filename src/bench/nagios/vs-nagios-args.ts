@@ -1,8 +1,8 @@
 // Arguments of `noshell bench --vs-nagios`.
 import { parseArgs } from 'node:util';
 import type { VsNagiosOptions } from './vs-nagios';
-import { parseDuration } from '../../util/duration';
-import { runnerTick } from '../../check/model/definition';
+import { quoteText } from '../../util/quote-text';
+import { TICK_TEXT, tickFromText } from '../../check/model/definition';
 import { DEFAULT_RUN_TICK_MS } from '../../config/checks-file-shape';
 
 export const vsNagiosUsage =
@@ -19,10 +19,9 @@ function positive(name: string, v: string | undefined, fallback: number, integer
 function tickOf(text: string | undefined): number {
   if (text === undefined) return DEFAULT_RUN_TICK_MS;
   try {
-    if (text.trimStart().startsWith('-')) throw new TypeError('negative');
-    return runnerTick(parseDuration(text, '--tick', 's'));
+    return tickFromText(text);
   } catch {
-    throw new TypeError(`noshell bench --vs-nagios: --tick must be a duration: 0 (none), or 60 s at most (50ms, 0.1, 1s), got ${JSON.stringify(text)}`);
+    throw new TypeError(`noshell bench --vs-nagios: --tick must be ${TICK_TEXT}, got ${quoteText(text)}`);
   }
 }
 
