@@ -64,6 +64,8 @@ describe('noshell help', () => {
     expect(cli(['check', '--format', 'xml', '--', '/bin/true']).stdout).toContain('--format must be text or json, got "xml"');
     expect(cli(['bench', '--gearman', '--jobs', '0']).stderr).toContain('--jobs needs a positive integer');
     expect(cli(['bench', '--vs-nagios', '--services', '0']).stderr).toContain('--services must be a positive integer');
+    // Refused before Nagios is looked for: a bare 50 would be 50 s.
+    expect(cli(['bench', '--vs-nagios', '--tick', '50']).stderr).toContain('--tick must be 0, or a duration with a unit from 1ms to 60s (50ms, 1s), got "50"');
     expect(cli(['bench', '--scale', '--sizes', '1000,0']).stderr).toContain('--sizes must be a positive integer');
   });
 
