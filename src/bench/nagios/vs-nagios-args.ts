@@ -15,7 +15,7 @@ function positive(name: string, v: string | undefined, fallback: number, integer
   return n;
 }
 
-/** --tick as `noshell run` takes it (seconds, or with a unit); its default is noshell run's. */
+/** --tick as `noshell run` takes it (0, or with a unit); its default is noshell run's. */
 function tickOf(text: string | undefined): number {
   if (text === undefined) return DEFAULT_RUN_TICK_MS;
   try {

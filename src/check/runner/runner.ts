@@ -305,8 +305,9 @@ export class CheckRunner extends EventEmitter {
       // Rounding may put it a hair before: the timer would find nothing due, and re-arm for the same instant.
       nextAt = at < nextAt ? nextAt : at;
     }
-    const onTick = !(exact !== undefined && exact.t[NEXT] < nextAt) && tick > 0;
-    if (!onTick && exact !== undefined) nextAt = Math.min(nextAt, exact.t[NEXT]);
+    const exactAt = exact === undefined ? Infinity : exact.t[NEXT];
+    const onTick = tick > 0 && nextAt <= exactAt;
+    if (!onTick) nextAt = Math.min(nextAt, exactAt);
     if (this.#timer !== null && this.#timerAt <= nextAt) return;
     if (this.#timer !== null) this.#clock.clearTimer(this.#timer);
     this.#timerAt = nextAt;
