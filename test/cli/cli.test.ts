@@ -142,6 +142,16 @@ describe('noshell check', () => {
   });
 });
 
+/** `noshell run` with these arguments: its stdout and stderr as they come, and its exit code. */
+function startRun(args: string[]) {
+  const child = spawn(process.execPath, [CLI, 'run', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const io = { stdout: '', stderr: '' };
+  child.stdout.on('data', (d) => (io.stdout += d));
+  child.stderr.on('data', (d) => (io.stderr += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  return { child, io, exited };
+}
+
 describe('noshell run', () => {
   it('prints JSON lines, serves metrics, stops cleanly on SIGTERM', async () => {
     const file = path.join(tmp, 'checks.json');
@@ -153,21 +163,17 @@ describe('noshell run', () => {
         { id: 'warn', command: `${PROBE} exit 1`, interval: 100 },
       ],
     }));
-    const child = spawn(process.execPath, [CLI, 'run', file, '--metrics-port', '0', '--allow-root'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const { child, io, exited } = startRun([file, '--metrics-port', '0', '--allow-root']);
     const deadline = Date.now() + 10_000;
-    while ((stdout.match(/\n/g) ?? []).length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const port = Number(/127\.0\.0\.1:(\d+)\/metrics/.exec(stderr)?.[1]);
+    while ((io.stdout.match(/\n/g) ?? []).length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const port = Number(/127\.0\.0\.1:(\d+)\/metrics/.exec(io.stderr)?.[1]);
     const metrics = await new Promise<string>((resolve, reject) => {
       execFile('curl', ['-s', `http://127.0.0.1:${port}/metrics`], (e, out) => (e ? reject(e) : resolve(out)));
     }).catch(async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
     child.kill('SIGTERM');
     // 128 + SIGTERM, as for a process ended by the signal.
     expect(await exited).toBe(143);
+    const { stdout, stderr } = io;
     const lines = stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.length).toBeGreaterThanOrEqual(6);
     expect(new Set(lines.map((l) => l.id))).toEqual(new Set(['ok', 'warn']));
@@ -181,24 +187,19 @@ describe('noshell run', () => {
   it("a file's tick starts checks due between ticks at the next one; --tick wins; a reload's new tick is kept for the restart", async () => {
     /** Runs `file` until every check has reported `runs` times; the JSON lines and stderr (SIGHUP after the first lines, if asked). */
     async function run(file: string, extra: string[], runs: number, reload?: () => void) {
-      const child = spawn(process.execPath, [CLI, 'run', file, '--allow-root', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      const { child, io, exited } = startRun([file, '--allow-root', ...extra]);
       const deadline = Date.now() + 15_000;
-      const count = () => (stdout.match(/\n/g) ?? []).length;
+      const count = () => (io.stdout.match(/\n/g) ?? []).length;
       while (count() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       if (reload !== undefined) {
         reload();
         child.kill('SIGHUP');
-        while (!stderr.includes('reloaded') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+        while (!io.stderr.includes('reloaded') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       }
       while (count() < 3 * runs && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       child.kill('SIGTERM');
       expect(await exited).toBe(143);
-      return { lines: stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; latencyMs: number }), stderr };
+      return { lines: io.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; latencyMs: number }), stderr: io.stderr };
     }
     const file = path.join(tmp, 'tick.json');
     // First runs at 0, 500 and 1000 ms, then every 1.5 s; with a 750 ms tick from the start, b and c start 250 and 500 ms late.
